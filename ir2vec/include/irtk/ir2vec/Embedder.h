@@ -1,0 +1,88 @@
+//===- Embedder.h - Symbolic and flow-aware IR2Vec embeddings ---*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Embeddings of instructions, basic blocks and functions with exactly LLVM
+/// 22's definitions:
+///   inst = V[opcode] + V[type] + sum of operand vectors (+ V[predicate])
+///   block = sum over its non-debug instructions
+///   function = sum over the blocks reachable from entry, in DFS preorder
+/// Symbolic operands are V[operand kind]. Flow-aware operands use the
+/// embedding of the defining instruction when it was already computed by this
+/// embedder, else V[operand kind]; that makes flow-aware results depend on
+/// the order of queries, as upstream's do, and an embedder keeps its cache
+/// for its whole life. Additions happen in upstream's order, so results agree
+/// bit for bit.
+///
+/// The compute* functions write into caller-provided storage and allocate
+/// nothing per instruction; the get* functions return a fresh Embedding.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_IR2VEC_EMBEDDER_H
+#define IRTK_IR2VEC_EMBEDDER_H
+
+#include "irtk/vocab/Vocabulary.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace llvm {
+class BasicBlock;
+class Function;
+class Instruction;
+} // namespace llvm
+
+namespace irtk::ir2vec {
+
+enum class EmbeddingKind { Symbolic, FlowAware };
+
+/// Parses "symbolic" / "flow-aware" (upstream's -ir2vec-kind values).
+std::optional<EmbeddingKind> parseEmbeddingKind(llvm::StringRef S);
+llvm::StringRef embeddingKindName(EmbeddingKind K);
+
+using Embedding = std::vector<double>;
+
+class Embedder {
+public:
+  static std::unique_ptr<Embedder> create(EmbeddingKind K,
+                                          const llvm::Function &F,
+                                          const vocab::Vocabulary &V);
+  virtual ~Embedder();
+
+  unsigned dimension() const { return Dim; }
+  const llvm::Function &function() const { return F; }
+
+  /// Writes the embedding of \p I (an instruction of this function) to
+  /// \p Out[0..dimension()).
+  virtual void computeInstVector(const llvm::Instruction &I, double *Out) = 0;
+  /// Writes the embedding of block \p BB to \p Out.
+  void computeBBVector(const llvm::BasicBlock &BB, double *Out);
+  /// Writes the function's embedding to \p Out (zero for a declaration).
+  void computeFunctionVector(double *Out);
+
+  Embedding getInstVector(const llvm::Instruction &I);
+  Embedding getBBVector(const llvm::BasicBlock &BB);
+  Embedding getFunctionVector();
+
+protected:
+  Embedder(const llvm::Function &F, const vocab::Vocabulary &V);
+
+  const llvm::Function &F;
+  const vocab::Vocabulary &V;
+  const unsigned Dim;
+  /// Scratch for one instruction vector and one block vector.
+  std::vector<double> InstScratch, BBScratch;
+};
+
+} // namespace irtk::ir2vec
+
+#endif // IRTK_IR2VEC_EMBEDDER_H

@@ -1,0 +1,55 @@
+//===- Format.h - Printing embeddings ---------------------------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The two ways irtk prints a vector: upstream LLVM 22's text shape
+/// (" [ 1.00  2.00 ]", each element as printf's "%.2f") and full-precision
+/// JSON numbers. Both are hot at instruction level, so neither goes through
+/// printf: the "%.2f" formatter rounds exactly as glibc does (correctly
+/// rounded, ties to even on the exact binary value) and falls back to
+/// snprintf only where its fast path cannot be exact.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_IR2VEC_FORMAT_H
+#define IRTK_IR2VEC_FORMAT_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstddef>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::ir2vec {
+
+/// Buffer size that fits any output of formatFixed2 or formatShortest.
+inline constexpr size_t MaxNumberChars = 330;
+
+/// Writes \p X as printf("%.2f") would into \p Buf (not NUL-terminated) and
+/// returns the number of characters written.
+size_t formatFixed2(double X, char *Buf);
+
+/// Writes the shortest decimal that reads back as exactly \p X; non-finite
+/// values become JSON null.
+size_t formatShortest(double X, char *Buf);
+
+/// Prints \p V as upstream's Embedding::print does, including the newline:
+/// " [ 1.00  2.00 ]\n".
+void printVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);
+
+/// Prints \p V as a JSON array of full-precision numbers: "[1,2.5]".
+void printJSONVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);
+
+/// Prints \p S as a JSON string literal, quotes included.
+void printJSONString(llvm::raw_ostream &OS, llvm::StringRef S);
+
+} // namespace irtk::ir2vec
+
+#endif // IRTK_IR2VEC_FORMAT_H

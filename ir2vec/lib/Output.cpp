@@ -1,0 +1,235 @@
+//===- Output.cpp - Writing embeddings, triplets and entities -------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Output writers. Instructions are printed through one ModuleSlotTracker per
+/// function: Instruction::print without one renumbers the whole function for
+/// every instruction, which is what makes upstream's instruction level
+/// quadratic. The text is the same, except for instructions that take a
+/// metadata node as an operand, which upstream numbers against the whole
+/// module: those are printed the slow way to stay identical.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/ir2vec/Output.h"
+#include "irtk/ir2vec/Format.h"
+#include "irtk/ir2vec/Triplets.h"
+
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace irtk::ir2vec {
+
+std::optional<LevelKind> parseLevel(StringRef S) {
+  if (S == "inst")
+    return LevelKind::Instruction;
+  if (S == "bb")
+    return LevelKind::BasicBlock;
+  if (S == "func")
+    return LevelKind::Function;
+  return std::nullopt;
+}
+
+StringRef levelName(LevelKind L) {
+  switch (L) {
+  case LevelKind::Instruction:
+    return "inst";
+  case LevelKind::BasicBlock:
+    return "bb";
+  case LevelKind::Function:
+    return "func";
+  }
+  llvm_unreachable("unknown level");
+}
+
+bool functionMatches(const Function &F, StringRef Name) {
+  if (F.getName() == Name)
+    return true;
+  // Only mangled names can demangle to something else.
+  if (!F.getName().starts_with("_Z") && !F.getName().starts_with("?"))
+    return false;
+  return demangle(F.getName()) == Name;
+}
+
+static bool referencesMDNode(const Instruction &I) {
+  for (const Use &Op : I.operands())
+    if (const auto *MV = dyn_cast<MetadataAsValue>(Op.get()))
+      if (isa<MDNode>(MV->getMetadata()))
+        return true;
+  return false;
+}
+
+InstructionPrinter::InstructionPrinter(const Module &M) : MST(&M, false) {}
+
+void InstructionPrinter::setFunction(const Function &F) {
+  MST.incorporateFunction(F);
+}
+
+void InstructionPrinter::print(raw_ostream &OS, const Instruction &I) {
+  // Instruction::print numbers metadata against the whole module when the
+  // instruction takes a metadata node operand; follow it there.
+  if (referencesMDNode(I))
+    I.print(OS);
+  else
+    I.print(OS, MST);
+}
+
+namespace {
+/// Writes one module's embeddings in text or JSON-lines form.
+class EmbeddingWriter {
+public:
+  EmbeddingWriter(const Module &M, const vocab::Vocabulary &V,
+                  const EmbeddingOutputOptions &Opts, raw_ostream &OS)
+      : V(V), Opts(Opts), OS(OS), Printer(M), Vec(V.dimension()) {}
+
+  void writeFunction(const Function &F) {
+    std::unique_ptr<Embedder> E = Embedder::create(Opts.Kind, F, V);
+    bool Text = Opts.Format == OutputFormatKind::Text;
+    if (Text)
+      OS << "Function: " << F.getName() << '\n';
+    switch (Opts.Level) {
+    case LevelKind::Function:
+      E->computeFunctionVector(Vec.data());
+      if (Text)
+        printVector(OS, Vec);
+      else
+        writeRecord(F, nullptr, 0, nullptr, 0);
+      break;
+    case LevelKind::BasicBlock: {
+      unsigned BBIndex = 0;
+      for (const BasicBlock &BB : F) {
+        E->computeBBVector(BB, Vec.data());
+        if (Text) {
+          OS << BB.getName() << ':';
+          printVector(OS, Vec);
+        } else {
+          writeRecord(F, &BB, BBIndex, nullptr, 0);
+        }
+        ++BBIndex;
+      }
+      break;
+    }
+    case LevelKind::Instruction: {
+      Printer.setFunction(F);
+      unsigned BBIndex = 0;
+      for (const BasicBlock &BB : F) {
+        unsigned InstIndex = 0;
+        for (const Instruction &I : BB.instructionsWithoutDebug()) {
+          E->computeInstVector(I, Vec.data());
+          if (Text) {
+            Printer.print(OS, I);
+            printVector(OS, Vec);
+          } else {
+            InstText.clear();
+            raw_string_ostream IS(InstText);
+            Printer.print(IS, I);
+            writeRecord(F, &BB, BBIndex, &I, InstIndex);
+          }
+          ++InstIndex;
+        }
+        ++BBIndex;
+      }
+      break;
+    }
+    }
+  }
+
+private:
+  void writeRecord(const Function &F, const BasicBlock *BB, unsigned BBIndex,
+                   const Instruction *I, unsigned InstIndex) {
+    OS << "{\"module\":";
+    printJSONString(OS, Opts.ModuleName);
+    OS << ",\"function\":";
+    printJSONString(OS, F.getName());
+    OS << ",\"demangled\":";
+    printJSONString(OS, demangle(F.getName()));
+    OS << ",\"level\":\"" << levelName(Opts.Level) << "\",\"kind\":\""
+       << embeddingKindName(Opts.Kind) << '"';
+    if (BB) {
+      OS << ",\"block\":";
+      printJSONString(OS, BB->getName());
+      OS << ",\"block_index\":" << BBIndex;
+    }
+    if (I) {
+      OS << ",\"inst_index\":" << InstIndex << ",\"inst\":";
+      printJSONString(OS, StringRef(InstText).ltrim(' '));
+    }
+    OS << ",\"embedding\":";
+    printJSONVector(OS, Vec);
+    OS << "}\n";
+  }
+
+  const vocab::Vocabulary &V;
+  const EmbeddingOutputOptions &Opts;
+  raw_ostream &OS;
+  InstructionPrinter Printer;
+  std::vector<double> Vec;
+  std::string InstText;
+};
+} // namespace
+
+unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
+                         const EmbeddingOutputOptions &Opts, raw_ostream &OS) {
+  EmbeddingWriter W(M, V, Opts, OS);
+  unsigned Matched = 0;
+  for (const Function &F : M) {
+    if (!Opts.FunctionName.empty()) {
+      if (!functionMatches(F, Opts.FunctionName))
+        continue;
+      ++Matched;
+      if (F.isDeclaration()) {
+        if (Opts.Format == OutputFormatKind::Text)
+          OS << "Function " << F.getName()
+             << " is a declaration, skipping.\n";
+        continue;
+      }
+      W.writeFunction(F);
+      continue;
+    }
+    if (F.isDeclaration())
+      continue;
+    ++Matched;
+    W.writeFunction(F);
+  }
+  return Matched;
+}
+
+unsigned writeTriplets(const Module &M, raw_ostream &OS,
+                       StringRef FunctionName) {
+  unsigned MaxRelation = NextRelation;
+  std::vector<Triplet> Triplets;
+  for (const Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    if (!FunctionName.empty() && !functionMatches(F, FunctionName))
+      continue;
+    Triplets.clear();
+    MaxRelation = std::max(MaxRelation, collectTriplets(F, Triplets));
+    for (const Triplet &T : Triplets)
+      OS << T.Head << '\t' << T.Tail << '\t' << T.Relation << '\n';
+  }
+  return MaxRelation;
+}
+
+void writeTripletHeader(unsigned MaxRelation, raw_ostream &OS) {
+  OS << "MAX_RELATION=" << MaxRelation << '\n';
+}
+
+void writeEntities(raw_ostream &OS) {
+  OS << vocab::NumEntities << '\n';
+  for (vocab::EntityId Id = 0; Id < vocab::NumEntities; ++Id)
+    OS << vocab::entityName(Id) << '\t' << Id << '\n';
+}
+
+} // namespace irtk::ir2vec

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs, from Debian's packages, everything irtk needs to build and test on a
+# fresh Debian 12 machine. Run as root, or as a user with sudo.
+set -euo pipefail
+
+PACKAGES=(
+  llvm-22 llvm-22-dev llvm-22-tools clang-22 libomp-22-dev
+  libeigen3-dev nlohmann-json3-dev libboost-program-options-dev
+  libgtest-dev libgmock-dev cmake ninja-build g++ python3 zlib1g-dev
+  libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+  else
+    echo "setup.sh: error: run as root or install sudo" >&2
+    exit 1
+  fi
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup.sh: all packages present"
+  exit 0
+fi
+
+echo "setup.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

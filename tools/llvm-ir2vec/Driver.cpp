@@ -1,0 +1,301 @@
+//===- Driver.cpp - llvm-ir2vec run loop ----------------------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Inputs are parsed and embedded in parallel (one LLVMContext each) and
+/// written in input order through an OpenMP ordered section, so at most one
+/// result per thread waits in memory. A named output file is written to a
+/// temporary beside it and renamed at the end: a failed run leaves none.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include "irtk/ir2vec/Output.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <omp.h>
+
+#include <optional>
+
+using namespace llvm;
+
+namespace irtk::cli {
+
+static constexpr const char *ToolName = "llvm-ir2vec";
+
+namespace {
+
+/// What processing one input produced.
+struct InputResult {
+  std::string Output;
+  std::string Error;
+  std::string Warnings;
+  unsigned Matched = 0;
+  unsigned MaxRelation = 1;
+};
+
+/// The final output: standard output, or a temporary file renamed over the
+/// named path on commit.
+class OutputTarget {
+public:
+  Error open(StringRef Path) {
+    this->Path = Path.str();
+    if (Path == "-")
+      return Error::success();
+    Expected<sys::fs::TempFile> T =
+        sys::fs::TempFile::create(Path + "-%%%%%%.tmp");
+    if (!T)
+      return createFileError(Path, T.takeError());
+    Temp.emplace(std::move(*T));
+    File = std::make_unique<raw_fd_ostream>(Temp->FD, /*shouldClose=*/false);
+    return Error::success();
+  }
+  raw_ostream &os() { return File ? *File : outs(); }
+  Error commit() {
+    if (!Temp) {
+      outs().flush();
+      return Error::success();
+    }
+    File->flush();
+    std::error_code EC = File->error();
+    File->clear_error();
+    File.reset();
+    if (EC) {
+      consumeError(Temp->discard());
+      return createFileError(Path, EC);
+    }
+    if (Error E = Temp->keep(Path))
+      return createFileError(Path, std::move(E));
+    return Error::success();
+  }
+  void discard() {
+    File.reset();
+    if (Temp)
+      consumeError(Temp->discard());
+  }
+
+private:
+  std::string Path;
+  std::optional<sys::fs::TempFile> Temp;
+  std::unique_ptr<raw_fd_ostream> File;
+};
+
+} // namespace
+
+/// "file:line:col: message" from a parser diagnostic.
+static std::string formatDiagnostic(const SMDiagnostic &D) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << D.getFilename();
+  if (D.getLineNo() > 0) {
+    OS << ':' << D.getLineNo();
+    if (D.getColumnNo() >= 0)
+      OS << ':' << D.getColumnNo() + 1;
+  }
+  OS << ": " << D.getMessage();
+  return S;
+}
+
+static StringRef firstLine(StringRef S) {
+  return S.trim().split('\n').first.trim();
+}
+
+static InputResult processInput(const std::string &Path, const Options &O,
+                                const vocab::Vocabulary *V) {
+  InputResult R;
+  std::string Name = Path == "-" ? "<stdin>" : Path;
+  LLVMContext Ctx;
+  struct DiagState {
+    InputResult &R;
+    const std::string &Name;
+  } State{R, Name};
+  Ctx.setDiagnosticHandlerCallBack(
+      [](const DiagnosticInfo *DI, void *Context) {
+        auto &S = *static_cast<DiagState *>(Context);
+        std::string Msg;
+        raw_string_ostream OS(Msg);
+        DiagnosticPrinterRawOStream DP(OS);
+        DI->print(DP);
+        std::string Line = S.Name + ": " + firstLine(Msg).str();
+        if (DI->getSeverity() == DS_Error) {
+          if (S.R.Error.empty())
+            S.R.Error = Line;
+        } else if (DI->getSeverity() == DS_Warning) {
+          S.R.Warnings += Line + "\n";
+        }
+      },
+      &State, /*RespectFilters=*/true);
+
+  SMDiagnostic Diag;
+  std::unique_ptr<Module> M = parseIRFile(Path, Diag, Ctx);
+  if (!M) {
+    if (R.Error.empty())
+      R.Error = formatDiagnostic(Diag);
+    return R;
+  }
+  if (!R.Error.empty())
+    return R;
+  std::string VerifyMsg;
+  raw_string_ostream VS(VerifyMsg);
+  if (verifyModule(*M, &VS)) {
+    R.Error = Name + ": invalid module: " + firstLine(VerifyMsg).str();
+    return R;
+  }
+
+  raw_string_ostream OS(R.Output);
+  switch (O.Subcommand) {
+  case SubcommandKind::Triplets:
+    R.MaxRelation = ir2vec::writeTriplets(*M, OS, O.FunctionName);
+    R.Matched = 1;
+    break;
+  case SubcommandKind::Embeddings: {
+    ir2vec::EmbeddingOutputOptions EO;
+    EO.Kind = O.Kind;
+    EO.Level = O.Level;
+    EO.Format = O.Format;
+    EO.FunctionName = O.FunctionName;
+    EO.ModuleName = Name;
+    R.Matched = ir2vec::writeEmbeddings(*M, *V, EO, OS);
+    break;
+  }
+  case SubcommandKind::Entities:
+    llvm_unreachable("entities reads no input");
+  }
+  return R;
+}
+
+/// A spool for triplet lines: the MAX_RELATION header must come first but
+/// depends on every input, so the body waits in a temporary file.
+static Expected<std::unique_ptr<raw_fd_ostream>>
+createSpool(SmallVectorImpl<char> &SpoolPath) {
+  int FD;
+  if (std::error_code EC =
+          sys::fs::createTemporaryFile("irtk-triplets", "txt", FD, SpoolPath))
+    return createStringError(EC, "cannot create temporary file: " +
+                                     EC.message());
+  return std::make_unique<raw_fd_ostream>(FD, /*shouldClose=*/true);
+}
+
+Error run(const Options &O) {
+  OutputTarget Out;
+
+  if (O.Subcommand == SubcommandKind::Entities) {
+    if (Error E = Out.open(O.Output))
+      return E;
+    ir2vec::writeEntities(Out.os());
+    return Out.commit();
+  }
+
+  std::optional<vocab::Vocabulary> V;
+  if (O.Subcommand == SubcommandKind::Embeddings) {
+    Expected<vocab::Vocabulary> VOrErr =
+        vocab::Vocabulary::loadFromFile(O.VocabPath, O.Weights);
+    if (!VOrErr)
+      return VOrErr.takeError();
+    V.emplace(std::move(*VOrErr));
+  }
+
+  if (Error E = Out.open(O.Output))
+    return E;
+
+  SmallString<128> SpoolPath;
+  std::unique_ptr<raw_fd_ostream> Spool;
+  if (O.Subcommand == SubcommandKind::Triplets) {
+    Expected<std::unique_ptr<raw_fd_ostream>> S = createSpool(SpoolPath);
+    if (!S) {
+      Out.discard();
+      return S.takeError();
+    }
+    Spool = std::move(*S);
+  }
+  llvm::scope_exit RemoveSpool([&] {
+    if (!SpoolPath.empty())
+      sys::fs::remove(SpoolPath);
+  });
+  raw_ostream &Body = Spool ? static_cast<raw_ostream &>(*Spool) : Out.os();
+
+  const int N = static_cast<int>(O.Inputs.size());
+  int Threads = O.Threads ? static_cast<int>(O.Threads) : omp_get_max_threads();
+  Threads = std::max(1, std::min(Threads, N));
+  unsigned Failed = 0, Matched = 0, MaxRelation = 1;
+  const vocab::Vocabulary *VP = V ? &*V : nullptr;
+
+#pragma omp parallel for ordered schedule(dynamic, 1) num_threads(Threads)
+  for (int I = 0; I < N; ++I) {
+    InputResult R = processInput(O.Inputs[I], O, VP);
+#pragma omp ordered
+    {
+      if (!R.Warnings.empty())
+        for (StringRef W : split(StringRef(R.Warnings).rtrim('\n'), '\n'))
+          WithColor::warning(errs(), ToolName) << W << '\n';
+      if (!R.Error.empty()) {
+        WithColor::error(errs(), ToolName) << R.Error << '\n';
+        ++Failed;
+      } else {
+        Body << R.Output;
+        Matched += R.Matched;
+        MaxRelation = std::max(MaxRelation, R.MaxRelation);
+      }
+    }
+  }
+
+  if (Failed == static_cast<unsigned>(N)) {
+    Out.discard();
+    // Each failure was reported as it was met; nothing more to say.
+    return createStringError(inconvertibleErrorCode(), "");
+  }
+  if (!O.FunctionName.empty() && Matched == 0) {
+    Out.discard();
+    return createStringError(inconvertibleErrorCode(),
+                             "Function '" + O.FunctionName + "' not found");
+  }
+
+  if (Spool) {
+    Spool->close();
+    if (Spool->has_error()) {
+      Spool->clear_error();
+      Out.discard();
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot write temporary file " + SpoolPath);
+    }
+    ir2vec::writeTripletHeader(MaxRelation, Out.os());
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+        MemoryBuffer::getFile(SpoolPath, /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (!Buf) {
+      Out.discard();
+      return createStringError(Buf.getError(),
+                               "cannot read temporary file " + SpoolPath);
+    }
+    Out.os() << (*Buf)->getBuffer();
+  }
+
+  if (Error E = Out.commit())
+    return E;
+  if (Failed)
+    return createStringError(inconvertibleErrorCode(),
+                             Twine(Failed) + " of " + Twine(N) +
+                                 " inputs failed; the output holds the other " +
+                                 Twine(N - Failed));
+  return Error::success();
+}
+
+} // namespace irtk::cli

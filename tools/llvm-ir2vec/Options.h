@@ -1,0 +1,80 @@
+//===- Options.h - llvm-ir2vec command line ---------------------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The command line of llvm-ir2vec, parsed with Boost.Program_options into a
+/// plain struct. Option names follow upstream's tool, so an upstream command
+/// line works unchanged (single- or double-dash, "=value" or " value").
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_TOOLS_LLVMIR2VEC_OPTIONS_H
+#define IRTK_TOOLS_LLVMIR2VEC_OPTIONS_H
+
+#include "irtk/ir2vec/Output.h"
+#include "irtk/vocab/Vocabulary.h"
+
+#include <string>
+#include <vector>
+
+namespace irtk::cli {
+
+enum class SubcommandKind { Triplets, Entities, Embeddings };
+
+struct Options {
+  SubcommandKind Subcommand = SubcommandKind::Embeddings;
+  std::vector<std::string> Inputs;
+  std::string Output = "-";
+  std::string FunctionName;
+  std::string VocabPath;
+  vocab::Weights Weights;
+  ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
+  ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
+  ir2vec::OutputFormatKind Format = ir2vec::OutputFormatKind::Text;
+  /// 0: OpenMP's default.
+  unsigned Threads = 0;
+};
+
+class ParseResult {
+public:
+  enum StatusKind { Run, PrintAndExit, UsageError };
+
+  static ParseResult run(Options O) {
+    ParseResult R(Run);
+    R.Opts = std::move(O);
+    return R;
+  }
+  static ParseResult print(std::string Text) {
+    ParseResult R(PrintAndExit);
+    R.Text = std::move(Text);
+    return R;
+  }
+  static ParseResult usageError(std::string Msg) {
+    ParseResult R(UsageError);
+    R.Text = std::move(Msg);
+    return R;
+  }
+
+  StatusKind status() const { return Status; }
+  bool isUsageError() const { return Status == UsageError; }
+  /// Help/version text, or the usage error message.
+  const std::string &message() const { return Text; }
+  const Options &options() const { return Opts; }
+
+private:
+  explicit ParseResult(StatusKind S) : Status(S) {}
+  StatusKind Status;
+  std::string Text;
+  Options Opts;
+};
+
+ParseResult parseCommandLine(int Argc, const char *const *Argv);
+
+} // namespace irtk::cli
+
+#endif // IRTK_TOOLS_LLVMIR2VEC_OPTIONS_H

@@ -1,0 +1,65 @@
+//===- Validation.cpp - Vocabulary checks and statistics ------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/vocab/Validation.h"
+
+#include <Eigen/Core>
+
+#include <limits>
+
+using namespace llvm;
+
+namespace irtk::vocab {
+
+Error checkComplete(const Vocabulary &V, StringRef Name) {
+  std::vector<EntityId> Missing = V.missingEntities();
+  if (Missing.empty())
+    return Error::success();
+  std::string List;
+  for (size_t I = 0; I < Missing.size() && I < 5; ++I)
+    List += (I ? ", " : "") + entityName(Missing[I]).str();
+  if (Missing.size() > 5)
+    List += ", ...";
+  return createStringError(inconvertibleErrorCode(),
+                           Name + ": " + Twine(Missing.size()) + " of " +
+                               Twine(NumEntities) +
+                               " entities missing: " + List);
+}
+
+VocabStats computeStats(const Vocabulary &V) {
+  VocabStats S;
+  S.Dimension = V.dimension();
+  double Sum = 0;
+  S.MinNorm = std::numeric_limits<double>::infinity();
+  for (EntityId Id = 0; Id < NumEntities; ++Id) {
+    unsigned G = static_cast<unsigned>(entityGroup(Id));
+    ++S.GroupTotal[G];
+    if (!V.isPresent(Id))
+      continue;
+    ++S.GroupPresent[G];
+    ++S.Present;
+    double Norm =
+        Eigen::Map<const Eigen::VectorXd>(V.data(Id), V.dimension()).norm();
+    Sum += Norm;
+    if (Norm < S.MinNorm) {
+      S.MinNorm = Norm;
+      S.MinNormEntity = Id;
+    }
+    if (Norm > S.MaxNorm || S.Present == 1) {
+      S.MaxNorm = Norm;
+      S.MaxNormEntity = Id;
+    }
+  }
+  if (S.Present)
+    S.MeanNorm = Sum / S.Present;
+  else
+    S.MinNorm = 0;
+  return S;
+}
+
+} // namespace irtk::vocab
