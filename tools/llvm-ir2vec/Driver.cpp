@@ -63,7 +63,9 @@ public:
     Expected<sys::fs::TempFile> T =
         sys::fs::TempFile::create(Path + "-%%%%%%.tmp");
     if (!T)
-      return createFileError(Path, T.takeError());
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot open output file '" + Path +
+                                   "': " + toString(T.takeError()));
     Temp.emplace(std::move(*T));
     File = std::make_unique<raw_fd_ostream>(Temp->FD, /*shouldClose=*/false);
     return Error::success();

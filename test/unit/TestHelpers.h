@@ -1,0 +1,34 @@
+//===- TestHelpers.h - Shared helpers of the unit tests ---------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Checks on llvm::Expected / llvm::Error that print the error on failure.
+/// (Debian ships LLVM's Testing/Support headers without their library.)
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_TEST_UNIT_TESTHELPERS_H
+#define IRTK_TEST_UNIT_TESTHELPERS_H
+
+#include "llvm/Support/Error.h"
+
+#include "gtest/gtest.h"
+
+/// Asserts that Expected \p X holds a value; prints the error otherwise.
+#define IRTK_ASSERT_OK(X)                                                      \
+  ASSERT_TRUE(static_cast<bool>(X)) << llvm::toString((X).takeError())
+
+/// Expects llvm::Error \p E to be success; prints it otherwise.
+#define IRTK_EXPECT_SUCCESS(E)                                                 \
+  do {                                                                         \
+    llvm::Error Err_ = (E);                                                    \
+    EXPECT_FALSE(static_cast<bool>(Err_)) << llvm::toString(std::move(Err_));  \
+    llvm::consumeError(std::move(Err_));                                       \
+  } while (false)
+
+#endif // IRTK_TEST_UNIT_TESTHELPERS_H

@@ -1,0 +1,209 @@
+//===- VocabularyTest.cpp - Vocabulary loading tests ----------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Loading, weighting and every validation error of the vocabulary.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/vocab/Validation.h"
+#include "irtk/vocab/Vocabulary.h"
+
+#include "../TestHelpers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace irtk::vocab;
+using namespace llvm;
+using ::testing::HasSubstr;
+
+namespace {
+
+std::string loadError(StringRef Text) {
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Text, "v.json");
+  if (V) {
+    ADD_FAILURE() << "expected an error for: " << Text.str();
+    return "";
+  }
+  return toString(V.takeError());
+}
+
+const char *Small = R"({
+  "Opcodes": {"Ret": [1, 2], "Add": [3, 4]},
+  "Types": {"IntegerTy": [5, 6]},
+  "Arguments": {"Variable": [10, 20], "ICMP_eq": [30, 40], "Label": [0, 0]}
+})";
+
+TEST(VocabularyTest, LoadsAndAppliesDefaultWeights) {
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  IRTK_ASSERT_OK(V);
+  EXPECT_EQ(V->dimension(), 2u);
+  EXPECT_EQ(V->vector(0)[0], 1.0);  // Ret, opcode weight 1
+  EXPECT_EQ(V->vector(74)[1], 3.0); // IntegerTy, type weight 0.5
+  // Argument weight 0.2f promoted to double, as upstream does.
+  EXPECT_EQ(V->vector(83)[0], 10 * static_cast<double>(0.2f));
+  EXPECT_EQ(V->vector(100)[1], 40 * static_cast<double>(0.2f));
+  EXPECT_NE(V->vector(83)[0], 2.0);
+}
+
+TEST(VocabularyTest, CustomWeights) {
+  Weights W;
+  W.Opcode = 2.0f;
+  W.Type = 1.0f;
+  W.Argument = 0.5f;
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json", W);
+  IRTK_ASSERT_OK(V);
+  EXPECT_EQ(V->vector(12)[0], 6.0);
+  EXPECT_EQ(V->vector(74)[0], 5.0);
+  EXPECT_EQ(V->vector(83)[1], 10.0);
+}
+
+TEST(VocabularyTest, MissingEntitiesAreZeroAndReported) {
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  IRTK_ASSERT_OK(V);
+  EXPECT_FALSE(V->isPresent(1)); // Br
+  EXPECT_EQ(V->vector(1)[0], 0.0);
+  EXPECT_EQ(V->vector(1)[1], 0.0);
+  std::vector<EntityId> Missing = V->missingEntities();
+  EXPECT_EQ(Missing.size(), NumEntities - 5);
+  EXPECT_EQ(Missing.front(), 1u);
+  EXPECT_THAT(toString(checkComplete(*V, "v.json")),
+              HasSubstr("v.json: 105 of 110 entities missing: Br, Switch"));
+}
+
+TEST(VocabularyTest, UnknownKeysAreKept) {
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  IRTK_ASSERT_OK(V);
+  ASSERT_EQ(V->unknownKeys().size(), 1u);
+  EXPECT_EQ(V->unknownKeys()[0], "Arguments.Label");
+}
+
+TEST(VocabularyTest, SectionOrderIsIrrelevant) {
+  const char *Reordered = R"({
+    "Arguments": {"Label": [0, 0], "ICMP_eq": [30, 40], "Variable": [10, 20]},
+    "Extra": 1,
+    "Types": {"IntegerTy": [5, 6]},
+    "Opcodes": {"Add": [3, 4], "Ret": [1, 2]}
+  })";
+  Expected<Vocabulary> A = Vocabulary::loadFromBuffer(Small, "a");
+  Expected<Vocabulary> B = Vocabulary::loadFromBuffer(Reordered, "b");
+  IRTK_ASSERT_OK(A);
+  IRTK_ASSERT_OK(B);
+  for (EntityId Id = 0; Id < NumEntities; ++Id)
+    EXPECT_EQ(A->vector(Id).vec(), B->vector(Id).vec()) << "entity " << Id;
+}
+
+TEST(VocabularyTest, FromVectorsChecksShape) {
+  std::vector<std::vector<double>> Vs(NumEntities, {1.0, 2.0});
+  EXPECT_TRUE(static_cast<bool>(Vocabulary::fromVectors(Vs)));
+  Vs[5] = {1.0};
+  EXPECT_THAT(toString(Vocabulary::fromVectors(Vs).takeError()),
+              HasSubstr("entity 'Resume' has dimension 1, expected 2"));
+  Vs.pop_back();
+  EXPECT_THAT(toString(Vocabulary::fromVectors(Vs).takeError()),
+              HasSubstr("expected 110 entity vectors, got 109"));
+}
+
+TEST(VocabularyTest, ErrorMissingFile) {
+  Expected<Vocabulary> V =
+      Vocabulary::loadFromFile("/nonexistent/vocab.json");
+  EXPECT_THAT(toString(V.takeError()),
+              HasSubstr("/nonexistent/vocab.json: cannot read vocabulary: No "
+                        "such file or directory"));
+}
+
+TEST(VocabularyTest, ErrorInvalidJSONHasLineAndColumn) {
+  EXPECT_EQ(loadError("{\n  \"Opcodes\": {\"Ret\": [1, 2],}\n}"),
+            "v.json:2:29: invalid JSON: Expected object key");
+}
+
+TEST(VocabularyTest, ErrorRootNotObject) {
+  EXPECT_EQ(loadError("[1, 2]"), "v.json: JSON root is not an object");
+}
+
+TEST(VocabularyTest, ErrorMissingSection) {
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1]}, "Types": {"VoidTy": [1]}})"),
+            "v.json: missing 'Arguments' section");
+}
+
+TEST(VocabularyTest, ErrorSectionNotObject) {
+  EXPECT_EQ(loadError(R"({"Opcodes": [], "Types": {}, "Arguments": {}})"),
+            "v.json: section 'Opcodes' is not an object");
+}
+
+TEST(VocabularyTest, ErrorEmptySection) {
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1]}, "Types": {},
+                          "Arguments": {"Variable": [1]}})"),
+            "v.json: section 'Types' is empty");
+}
+
+TEST(VocabularyTest, ErrorEntryNotArray) {
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": {"a": 1}}, "Types": {"VoidTy": [1]},
+                          "Arguments": {"Variable": [1]}})"),
+            "v.json: section 'Opcodes', entry 'Ret': not an array of numbers");
+}
+
+TEST(VocabularyTest, ErrorElementNotNumber) {
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1, null]}, "Types": {"VoidTy": [1, 2]},
+                          "Arguments": {"Variable": [1, 2]}})"),
+            "v.json: section 'Opcodes', entry 'Ret': element 1 is not a number");
+}
+
+TEST(VocabularyTest, ErrorNonFinite) {
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1]}, "Types": {"VoidTy": [-1e999]},
+                          "Arguments": {"Variable": [1]}})"),
+            "v.json: section 'Types', entry 'VoidTy': element 0 is not finite");
+}
+
+TEST(VocabularyTest, ErrorZeroDimension) {
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": []}, "Types": {"VoidTy": []},
+                          "Arguments": {"Variable": []}})"),
+            "v.json: section 'Opcodes', entry 'Ret': zero dimension");
+}
+
+TEST(VocabularyTest, ErrorDimensionWithinSection) {
+  // The reference dimension is the lexicographically first key's, as
+  // upstream's.
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1, 2, 3], "Add": [1, 2]},
+                          "Types": {"VoidTy": [1, 2]},
+                          "Arguments": {"Variable": [1, 2]}})"),
+            "v.json: section 'Opcodes', entry 'Ret': dimension 3 differs "
+            "from 2 of entry 'Add'");
+}
+
+TEST(VocabularyTest, ErrorDimensionAcrossSections) {
+  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1, 2]}, "Types": {"VoidTy": [1, 2]},
+                          "Arguments": {"Variable": [1, 2, 3]}})"),
+            "v.json: section 'Arguments' has dimension 3 but section "
+            "'Opcodes' has 2");
+}
+
+TEST(VocabularyTest, LoadsShippedTestVocabulary) {
+  Expected<Vocabulary> V =
+      Vocabulary::loadFromFile(IRTK_TEST_INPUTS "/ids2d.json");
+  IRTK_ASSERT_OK(V);
+  EXPECT_TRUE(V->missingEntities().empty());
+  IRTK_EXPECT_SUCCESS(checkComplete(*V, "ids2d.json"));
+}
+
+TEST(VocabularyTest, StatsCountCoverageAndNorms) {
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  IRTK_ASSERT_OK(V);
+  VocabStats S = computeStats(*V);
+  EXPECT_EQ(S.Dimension, 2u);
+  EXPECT_EQ(S.Present, 5u);
+  EXPECT_EQ(S.GroupPresent[0], 2u);
+  EXPECT_EQ(S.GroupTotal[0], 68u);
+  EXPECT_EQ(S.GroupPresent[3], 1u);
+  EXPECT_EQ(entityName(S.MinNormEntity), "Ret"); // |(1,2)|
+  EXPECT_DOUBLE_EQ(S.MinNorm, std::sqrt(5.0));
+  EXPECT_EQ(entityName(S.MaxNormEntity), "ICMP_eq"); // |(6,8)| = 10
+  EXPECT_NEAR(S.MaxNorm, 10.0, 1e-6);
+}
+
+} // namespace
