@@ -53,7 +53,7 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
       Status = 1;
       continue;
     }
-    StringRef Name = F == "-" ? "<stdin>" : F;
+    std::string Name = F == "-" ? "<stdin>" : F;
     for (const std::string &K : V->unknownKeys())
       WithColor::warning(errs(), ToolName)
           << Name << ": unknown key '" << K << "' (ignored)\n";
