@@ -190,8 +190,7 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
       ++Matched;
       if (F.isDeclaration()) {
         if (Opts.Format == OutputFormatKind::Text)
-          OS << "Function " << F.getName()
-             << " is a declaration, skipping.\n";
+          OS << "Function " << F.getName() << " is a declaration, skipping.\n";
         continue;
       }
       W.writeFunction(F);

@@ -62,8 +62,8 @@ FunctionEmbeddingAnalysis::run(Function &F, FunctionAnalysisManager &FAM) {
       MAMProxy.getCachedResult<VocabAnalysis>(*F.getParent());
   if (!VR || !VR->isValid())
     return R;
-  R.Function = Embedder::create(Kind, F, *VR->vocabulary())
-                   ->getFunctionVector();
+  R.Function =
+      Embedder::create(Kind, F, *VR->vocabulary())->getFunctionVector();
   return R;
 }
 
@@ -102,8 +102,7 @@ PreservedAnalyses EmbeddingPrinterPass::run(Module &M,
   return PreservedAnalyses::all();
 }
 
-PreservedAnalyses VocabPrinterPass::run(Module &M,
-                                        ModuleAnalysisManager &MAM) {
+PreservedAnalyses VocabPrinterPass::run(Module &M, ModuleAnalysisManager &MAM) {
   const VocabAnalysis::Result &VR = MAM.getResult<VocabAnalysis>(M);
   if (!VR.isValid())
     return PreservedAnalyses::all();
@@ -155,8 +154,8 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
     if (Opts.AttachMetadata) {
       SmallVector<Metadata *, 128> Elts;
       for (double X : E)
-        Elts.push_back(
-            ConstantAsMetadata::get(ConstantFP::get(Type::getDoubleTy(Ctx), X)));
+        Elts.push_back(ConstantAsMetadata::get(
+            ConstantFP::get(Type::getDoubleTy(Ctx), X)));
       F.setMetadata(EmbeddingMetadataName, MDNode::get(Ctx, Elts));
       Changed = true;
     }
@@ -179,7 +178,8 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
   }
   if (!Opts.OutputPath.empty() && !Lines.empty())
     if (Error Err = appendLocked(Opts.OutputPath, Lines))
-      Ctx.emitError("irtk: cannot write embeddings: " + toString(std::move(Err)));
+      Ctx.emitError("irtk: cannot write embeddings: " +
+                    toString(std::move(Err)));
   if (!Changed)
     return PreservedAnalyses::all();
   // Metadata changes no analysis result.

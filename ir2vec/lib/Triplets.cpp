@@ -27,8 +27,8 @@ unsigned collectTriplets(const Function &F, std::vector<Triplet> &Out) {
     for (const Instruction &I : BB.instructionsWithoutDebug()) {
       vocab::EntityId Opc = vocab::opcodeEntity(I.getOpcode());
       if (Prev)
-        Out.push_back({vocab::opcodeEntity(Prev->getOpcode()), Opc,
-                       NextRelation});
+        Out.push_back(
+            {vocab::opcodeEntity(Prev->getOpcode()), Opc, NextRelation});
       Out.push_back({Opc, typeEntity(I.getType()), TypeRelation});
       unsigned Arg = ArgBase;
       for (const Use &Op : I.operands())

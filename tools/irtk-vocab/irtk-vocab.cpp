@@ -123,8 +123,8 @@ int main(int Argc, char **Argv) {
   std::vector<std::string> Files;
   po::options_description Desc("Options");
   Desc.add_options()("strict", po::bool_switch(&Strict),
-                     "Require all entities (validate)")(
-      "help,h", "Display usage")(
+                     "Require all entities (validate)")("help,h",
+                                                        "Display usage")(
       "input", po::value<std::vector<std::string>>(&Files), "Vocabularies");
   po::positional_options_description Pos;
   Pos.add("input", -1);

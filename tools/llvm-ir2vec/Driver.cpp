@@ -191,8 +191,8 @@ createSpool(SmallVectorImpl<char> &SpoolPath) {
   int FD;
   if (std::error_code EC =
           sys::fs::createTemporaryFile("irtk-triplets", "txt", FD, SpoolPath))
-    return createStringError(EC, "cannot create temporary file: " +
-                                     EC.message());
+    return createStringError(EC,
+                             "cannot create temporary file: " + EC.message());
   return std::make_unique<raw_fd_ostream>(FD, /*shouldClose=*/true);
 }
 

@@ -16,11 +16,11 @@
 
 #include <boost/program_options.hpp>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 namespace po = boost::program_options;
 
@@ -50,8 +50,7 @@ static bool parseWeight(const std::string &S, float &Out) {
 
 ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   po::options_description Common("Options");
-  std::string Mode = "llvm", Level = "func", Kind = "symbolic",
-              Format = "text";
+  std::string Mode = "llvm", Level = "func", Kind = "symbolic", Format = "text";
   std::string OpcW, TypeW, ArgW;
   Options O;
   // clang-format off

@@ -27,9 +27,10 @@ using namespace irtk::ir2vec;
 
 static cl::OptionCategory IRTKCategory("IR2Vec Toolkit (irtk) options");
 
-static cl::opt<std::string>
-    VocabPath("irtk-vocab-path", cl::desc("Path to the IR2Vec vocabulary"),
-              cl::value_desc("file"), cl::cat(IRTKCategory));
+static cl::opt<std::string> VocabPath("irtk-vocab-path",
+                                      cl::desc("Path to the IR2Vec vocabulary"),
+                                      cl::value_desc("file"),
+                                      cl::cat(IRTKCategory));
 static cl::opt<float> OpcWeight("irtk-opc-weight", cl::init(1.0f),
                                 cl::desc("Weight for opcode embeddings"),
                                 cl::cat(IRTKCategory));
@@ -39,14 +40,14 @@ static cl::opt<float> TypeWeight("irtk-type-weight", cl::init(0.5f),
 static cl::opt<float> ArgWeight("irtk-arg-weight", cl::init(0.2f),
                                 cl::desc("Weight for argument embeddings"),
                                 cl::cat(IRTKCategory));
-static cl::opt<EmbeddingKind> Kind(
-    "irtk-kind", cl::init(EmbeddingKind::Symbolic),
-    cl::desc("IR2Vec embedding kind"),
-    cl::values(clEnumValN(EmbeddingKind::Symbolic, "symbolic",
-                          "Symbolic embeddings"),
-               clEnumValN(EmbeddingKind::FlowAware, "flow-aware",
-                          "Flow-aware embeddings")),
-    cl::cat(IRTKCategory));
+static cl::opt<EmbeddingKind>
+    Kind("irtk-kind", cl::init(EmbeddingKind::Symbolic),
+         cl::desc("IR2Vec embedding kind"),
+         cl::values(clEnumValN(EmbeddingKind::Symbolic, "symbolic",
+                               "Symbolic embeddings"),
+                    clEnumValN(EmbeddingKind::FlowAware, "flow-aware",
+                               "Flow-aware embeddings")),
+         cl::cat(IRTKCategory));
 static cl::opt<std::string> RecordFile(
     "irtk-record-embeddings",
     cl::desc("Append every defined function's embedding to this JSON-lines "
@@ -164,16 +165,14 @@ static void registerCallbacks(PassBuilder &PB) {
           MPM.addPass(EmbeddingRecorderPass(
               recorderOptions(PipelinePointKind::OptimizerEarly)));
       });
-  PB.registerOptimizerLastEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
-        if (recordingRequested() &&
-            RecordPoint == PipelinePointKind::OptimizerLast)
-          MPM.addPass(EmbeddingRecorderPass(
-              recorderOptions(PipelinePointKind::OptimizerLast)));
-      });
+  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM,
+                                        OptimizationLevel, ThinOrFullLTOPhase) {
+    if (recordingRequested() && RecordPoint == PipelinePointKind::OptimizerLast)
+      MPM.addPass(EmbeddingRecorderPass(
+          recorderOptions(PipelinePointKind::OptimizerLast)));
+  });
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "IR2VecToolkit", "0.1.0",
-          registerCallbacks};
+  return {LLVM_PLUGIN_API_VERSION, "IR2VecToolkit", "0.1.0", registerCallbacks};
 }

@@ -35,8 +35,9 @@ static_assert(Instruction::OtherOpsEnd - 1 == NumOpcodes,
               "LLVM's opcode numbering differs from LLVM 22's");
 
 static constexpr StringLiteral CanonicalTypeNames[] = {
-    "FloatTy", "VoidTy",     "LabelTy",   "MetadataTy", "VectorTy", "TokenTy",
-    "IntegerTy", "FunctionTy", "PointerTy", "StructTy",   "ArrayTy",  "UnknownTy",
+    "FloatTy",   "VoidTy",   "LabelTy",   "MetadataTy",
+    "VectorTy",  "TokenTy",  "IntegerTy", "FunctionTy",
+    "PointerTy", "StructTy", "ArrayTy",   "UnknownTy",
 };
 static_assert(std::size(CanonicalTypeNames) == NumCanonicalTypes);
 
@@ -45,10 +46,10 @@ static constexpr StringLiteral OperandKindNames[] = {"Function", "Pointer",
 static_assert(std::size(OperandKindNames) == NumOperandKinds);
 
 static constexpr StringLiteral PredicateNames[] = {
-    "FCMP_false", "FCMP_oeq", "FCMP_ogt", "FCMP_oge", "FCMP_olt", "FCMP_ole",
-    "FCMP_one",   "FCMP_ord", "FCMP_uno", "FCMP_ueq", "FCMP_ugt", "FCMP_uge",
-    "FCMP_ult",   "FCMP_ule", "FCMP_une", "FCMP_true", "ICMP_eq", "ICMP_ne",
-    "ICMP_ugt",   "ICMP_uge", "ICMP_ult", "ICMP_ule", "ICMP_sgt", "ICMP_sge",
+    "FCMP_false", "FCMP_oeq", "FCMP_ogt", "FCMP_oge",  "FCMP_olt", "FCMP_ole",
+    "FCMP_one",   "FCMP_ord", "FCMP_uno", "FCMP_ueq",  "FCMP_ugt", "FCMP_uge",
+    "FCMP_ult",   "FCMP_ule", "FCMP_une", "FCMP_true", "ICMP_eq",  "ICMP_ne",
+    "ICMP_ugt",   "ICMP_uge", "ICMP_ult", "ICMP_ule",  "ICMP_sgt", "ICMP_sge",
     "ICMP_slt",   "ICMP_sle",
 };
 static_assert(std::size(PredicateNames) == NumPredicates);

@@ -29,8 +29,7 @@ using namespace llvm;
 namespace irtk::vocab {
 
 static Error vocabError(StringRef Name, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           Name + ": " + Msg);
+  return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
 }
 
 /// Rewrites llvm::json's "[L:C, byte=B]: msg" as "Name:L:C: invalid JSON:
@@ -55,9 +54,8 @@ struct ParsedSection {
 };
 } // namespace
 
-static Expected<ParsedSection> parseSection(const json::Object &Root,
-                                            JSONSectionKind Kind,
-                                            StringRef Name) {
+static Expected<ParsedSection>
+parseSection(const json::Object &Root, JSONSectionKind Kind, StringRef Name) {
   StringRef Key = jsonSectionName(Kind);
   const json::Value *V = Root.get(Key);
   if (!V)
@@ -89,8 +87,8 @@ static Expected<ParsedSection> parseSection(const json::Object &Root,
         return vocabError(Name, Where() + ": element " + Twine(I) +
                                     " is not a number");
       if (!std::isfinite(*D))
-        return vocabError(Name, Where() + ": element " + Twine(I) +
-                                    " is not finite");
+        return vocabError(Name,
+                          Where() + ": element " + Twine(I) + " is not finite");
       Vec.push_back(*D);
     }
   }
@@ -174,8 +172,8 @@ Expected<Vocabulary> Vocabulary::loadFromFile(StringRef Path,
       MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
   StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
   if (!Buf)
-    return vocabError(Name, "cannot read vocabulary: " +
-                                Buf.getError().message());
+    return vocabError(Name,
+                      "cannot read vocabulary: " + Buf.getError().message());
   return loadFromBuffer((*Buf)->getBuffer(), Name, W);
 }
 
@@ -196,10 +194,10 @@ Vocabulary::fromVectors(const std::vector<std::vector<double>> &Vectors,
   V.Present.assign(NumEntities, true);
   for (EntityId Id = 0; Id < NumEntities; ++Id) {
     if (Vectors[Id].size() != V.Dim)
-      return createStringError(inconvertibleErrorCode(),
-                               "entity '" + entityName(Id) + "' has dimension " +
-                                   Twine(Vectors[Id].size()) + ", expected " +
-                                   Twine(V.Dim));
+      return createStringError(
+          inconvertibleErrorCode(),
+          "entity '" + entityName(Id) + "' has dimension " +
+              Twine(Vectors[Id].size()) + ", expected " + Twine(V.Dim));
     double Weight = weightFor(Id, W);
     for (unsigned I = 0; I < V.Dim; ++I)
       V.Data[size_t(Id) * V.Dim + I] = Vectors[Id][I] * Weight;

@@ -11,8 +11,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/Output.h"
 #include "irtk/ir2vec/Triplets.h"
+#include "irtk/ir2vec/Output.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"

@@ -30,14 +30,14 @@ TEST(EntitiesTest, CountsMatchLLVM22) {
 
 TEST(EntitiesTest, IdsOfKnownEntities) {
   const std::pair<const char *, EntityId> Expected[] = {
-      {"Ret", 0},         {"Add", 12},        {"Alloca", 30},
-      {"Load", 31},       {"Store", 32},      {"PtrToAddr", 47},
-      {"ICmp", 53},       {"PHI", 55},        {"Call", 56},
-      {"Freeze", 67},     {"FloatTy", 68},    {"VoidTy", 69},
-      {"IntegerTy", 74},  {"PointerTy", 76},  {"UnknownTy", 79},
-      {"Function", 80},   {"Pointer", 81},    {"Constant", 82},
-      {"Variable", 83},   {"FCMP_false", 84}, {"FCMP_true", 99},
-      {"ICMP_eq", 100},   {"ICMP_sle", 109},
+      {"Ret", 0},        {"Add", 12},        {"Alloca", 30},
+      {"Load", 31},      {"Store", 32},      {"PtrToAddr", 47},
+      {"ICmp", 53},      {"PHI", 55},        {"Call", 56},
+      {"Freeze", 67},    {"FloatTy", 68},    {"VoidTy", 69},
+      {"IntegerTy", 74}, {"PointerTy", 76},  {"UnknownTy", 79},
+      {"Function", 80},  {"Pointer", 81},    {"Constant", 82},
+      {"Variable", 83},  {"FCMP_false", 84}, {"FCMP_true", 99},
+      {"ICMP_eq", 100},  {"ICMP_sle", 109},
   };
   for (const auto &[Name, Id] : Expected)
     EXPECT_EQ(entityName(Id), Name) << "id " << Id;

@@ -11,8 +11,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/vocab/Validation.h"
 #include "irtk/vocab/Vocabulary.h"
+#include "irtk/vocab/Validation.h"
 
 #include "../TestHelpers.h"
 #include "gmock/gmock.h"
@@ -110,8 +110,7 @@ TEST(VocabularyTest, FromVectorsChecksShape) {
 }
 
 TEST(VocabularyTest, ErrorMissingFile) {
-  Expected<Vocabulary> V =
-      Vocabulary::loadFromFile("/nonexistent/vocab.json");
+  Expected<Vocabulary> V = Vocabulary::loadFromFile("/nonexistent/vocab.json");
   EXPECT_THAT(toString(V.takeError()),
               HasSubstr("/nonexistent/vocab.json: cannot read vocabulary: No "
                         "such file or directory"));
@@ -143,21 +142,24 @@ TEST(VocabularyTest, ErrorEmptySection) {
 }
 
 TEST(VocabularyTest, ErrorEntryNotArray) {
-  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": {"a": 1}}, "Types": {"VoidTy": [1]},
+  EXPECT_EQ(
+      loadError(R"({"Opcodes": {"Ret": {"a": 1}}, "Types": {"VoidTy": [1]},
                           "Arguments": {"Variable": [1]}})"),
-            "v.json: section 'Opcodes', entry 'Ret': not an array of numbers");
+      "v.json: section 'Opcodes', entry 'Ret': not an array of numbers");
 }
 
 TEST(VocabularyTest, ErrorElementNotNumber) {
-  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1, null]}, "Types": {"VoidTy": [1, 2]},
+  EXPECT_EQ(
+      loadError(R"({"Opcodes": {"Ret": [1, null]}, "Types": {"VoidTy": [1, 2]},
                           "Arguments": {"Variable": [1, 2]}})"),
-            "v.json: section 'Opcodes', entry 'Ret': element 1 is not a number");
+      "v.json: section 'Opcodes', entry 'Ret': element 1 is not a number");
 }
 
 TEST(VocabularyTest, ErrorNonFinite) {
-  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1]}, "Types": {"VoidTy": [-1e999]},
+  EXPECT_EQ(
+      loadError(R"({"Opcodes": {"Ret": [1]}, "Types": {"VoidTy": [-1e999]},
                           "Arguments": {"Variable": [1]}})"),
-            "v.json: section 'Types', entry 'VoidTy': element 0 is not finite");
+      "v.json: section 'Types', entry 'VoidTy': element 0 is not finite");
 }
 
 TEST(VocabularyTest, ErrorZeroDimension) {
@@ -177,10 +179,11 @@ TEST(VocabularyTest, ErrorDimensionWithinSection) {
 }
 
 TEST(VocabularyTest, ErrorDimensionAcrossSections) {
-  EXPECT_EQ(loadError(R"({"Opcodes": {"Ret": [1, 2]}, "Types": {"VoidTy": [1, 2]},
+  EXPECT_EQ(
+      loadError(R"({"Opcodes": {"Ret": [1, 2]}, "Types": {"VoidTy": [1, 2]},
                           "Arguments": {"Variable": [1, 2, 3]}})"),
-            "v.json: section 'Arguments' has dimension 3 but section "
-            "'Opcodes' has 2");
+      "v.json: section 'Arguments' has dimension 3 but section "
+      "'Opcodes' has 2");
 }
 
 TEST(VocabularyTest, LoadsShippedTestVocabulary) {

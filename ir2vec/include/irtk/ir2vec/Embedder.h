@@ -53,9 +53,8 @@ using Embedding = std::vector<double>;
 
 class Embedder {
 public:
-  static std::unique_ptr<Embedder> create(EmbeddingKind K,
-                                          const llvm::Function &F,
-                                          const vocab::Vocabulary &V);
+  static std::unique_ptr<Embedder>
+  create(EmbeddingKind K, const llvm::Function &F, const vocab::Vocabulary &V);
   virtual ~Embedder();
 
   unsigned dimension() const { return Dim; }

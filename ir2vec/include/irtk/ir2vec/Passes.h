@@ -78,7 +78,8 @@ private:
 class FunctionEmbeddingAnalysis
     : public llvm::AnalysisInfoMixin<FunctionEmbeddingAnalysis> {
 public:
-  explicit FunctionEmbeddingAnalysis(EmbeddingKind Kind = EmbeddingKind::Symbolic)
+  explicit FunctionEmbeddingAnalysis(
+      EmbeddingKind Kind = EmbeddingKind::Symbolic)
       : Kind(Kind) {}
 
   struct Result {
@@ -95,8 +96,7 @@ private:
   EmbeddingKind Kind;
 };
 
-class EmbeddingPrinterPass
-    : public llvm::PassInfoMixin<EmbeddingPrinterPass> {
+class EmbeddingPrinterPass : public llvm::PassInfoMixin<EmbeddingPrinterPass> {
 public:
   EmbeddingPrinterPass(llvm::raw_ostream &OS, EmbeddingKind Kind)
       : OS(OS), Kind(Kind) {}

@@ -28,7 +28,11 @@ class Function;
 namespace irtk::ir2vec {
 
 /// Relation ids: 0 is Type, 1 is Next, 2 + i is operand i.
-enum RelationKind : unsigned { TypeRelation = 0, NextRelation = 1, ArgBase = 2 };
+enum RelationKind : unsigned {
+  TypeRelation = 0,
+  NextRelation = 1,
+  ArgBase = 2
+};
 
 struct Triplet {
   vocab::EntityId Head;

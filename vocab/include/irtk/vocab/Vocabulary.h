@@ -47,9 +47,9 @@ public:
                                                  const Weights &W = {});
 
   /// Parses \p Text as a vocabulary; \p Name stands for the file in errors.
-  static llvm::Expected<Vocabulary>
-  loadFromBuffer(llvm::StringRef Text, llvm::StringRef Name,
-                 const Weights &W = {});
+  static llvm::Expected<Vocabulary> loadFromBuffer(llvm::StringRef Text,
+                                                   llvm::StringRef Name,
+                                                   const Weights &W = {});
 
   /// Builds a vocabulary from unweighted vectors, one per entity id
   /// (\p Vectors.size() == NumEntities, all of one non-zero dimension).
