@@ -14,6 +14,7 @@
 #include "irtk/ir2vec/Format.h"
 
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <charconv>
 #include <cmath>
@@ -25,47 +26,83 @@ using namespace llvm;
 
 namespace irtk::ir2vec {
 
-/// Above this magnitude the fast path's integer and exactness arguments no
-/// longer hold; snprintf handles it (such values do not occur in practice).
+/// Above this magnitude the fast path's integer arithmetic no longer holds;
+/// snprintf handles it (such values do not occur in practice).
 static constexpr double FastPathLimit = 1e13;
 
-size_t formatFixed2(double X, char *Buf) {
-  if (!(std::fabs(X) < FastPathLimit)) // Also catches NaN.
-    return std::snprintf(Buf, MaxNumberChars, "%.2f", X);
+/// "00".."99", for writing two digits at a time.
+static constexpr char DigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536"
+    "37383940414243444546474849505152535455565758596061626364656667686970717273"
+    "7475767778798081828384858687888990919293949596979899";
 
-  bool Negative = std::signbit(X);
-  double A = std::fabs(X);
-  // The exact value of A * 100 is P + Err: P is the rounded product and the
-  // fma recovers the rounding error exactly.
-  double P = A * 100.0;
-  double Err = std::fma(A, 100.0, -P);
-  double F = std::floor(P);
-  // P - F and (P - F) - 0.5 are exact because P < 2^51, so ulp(P) <= 0.5.
-  double D = (P - F) - 0.5;
-  uint64_t N = static_cast<uint64_t>(F);
-  // Compare D + Err with 0 exactly: the exact product is above, below or on
-  // the half-way point between F and F + 1.
-  if (D > -Err || (D == -Err && (N & 1)))
-    ++N;
-
-  char Tmp[32];
-  char *End = Tmp + sizeof(Tmp);
-  char *Cur = End;
-  unsigned Frac = N % 100;
-  uint64_t Int = N / 100;
-  *--Cur = char('0' + Frac % 10);
-  *--Cur = char('0' + Frac / 10);
-  *--Cur = '.';
-  do {
-    *--Cur = char('0' + Int % 10);
-    Int /= 10;
-  } while (Int);
-  if (Negative)
-    *--Cur = '-';
-  size_t Len = End - Cur;
-  std::memcpy(Buf, Cur, Len);
-  return Len;
+/// round(|X| * 100) with ties to even, computed exactly in integers: |X| is
+/// Mant * 2^E with a 53-bit Mant, so |X| * 100 is (Mant * 100) * 2^E with
+/// Mant * 100 < 2^60, and rounding it is a shift with a sticky remainder.
+static uint64_t roundHundredths(double X) {
+  uint64_t Bits;
+  std::memcpy(&Bits, &X, sizeof(Bits));
+  unsigned BiasedExp = (Bits >> 52) & 0x7ff;
+  if (BiasedExp == 0) // Zero or subnormal: far below 0.005.
+    return 0;
+  uint64_t Mant = (Bits & ((uint64_t(1) << 52) - 1)) | (uint64_t(1) << 52);
+  int Shift = 1075 - static_cast<int>(BiasedExp); // |X| = Mant * 2^-Shift
+  uint64_t Scaled = Mant * 100;
+  // |X| < 1e13 < 2^52, so Shift > 0. Past 63 bits the value is < 1/16.
+  if (Shift > 63)
+    return 0;
+  uint64_t Q = Scaled >> Shift;
+  uint64_t R = Scaled & ((uint64_t(1) << Shift) - 1);
+  uint64_t Half = uint64_t(1) << (Shift - 1);
+  if (R > Half || (R == Half && (Q & 1)))
+    ++Q;
+  return Q;
 }
+
+/// Number of decimal digits of \p V (at least 1).
+static unsigned countDigits(uint64_t V) {
+  unsigned N = 1;
+  while (V >= 10000) {
+    V /= 10000;
+    N += 4;
+  }
+  if (V >= 1000)
+    return N + 3;
+  if (V >= 100)
+    return N + 2;
+  if (V >= 10)
+    return N + 1;
+  return N;
+}
+
+/// Writes \p X as "%.2f" at \p Out and returns the end. Needs
+/// MaxNumberChars bytes of room.
+static char *writeFixed2(double X, char *Out) {
+  if (!(std::fabs(X) < FastPathLimit)) // Also catches NaN.
+    return Out + std::snprintf(Out, MaxNumberChars, "%.2f", X);
+  uint64_t N = roundHundredths(X);
+  if (std::signbit(X))
+    *Out++ = '-';
+  uint64_t Int = N / 100;
+  unsigned Frac = static_cast<unsigned>(N - Int * 100);
+  char *End = Out + countDigits(Int);
+  char *Cur = End;
+  while (Int >= 100) {
+    uint64_t Q = Int / 100;
+    Cur -= 2;
+    std::memcpy(Cur, DigitPairs + 2 * (Int - Q * 100), 2);
+    Int = Q;
+  }
+  if (Int >= 10)
+    std::memcpy(Cur - 2, DigitPairs + 2 * Int, 2);
+  else
+    Cur[-1] = char('0' + Int);
+  End[0] = '.';
+  std::memcpy(End + 1, DigitPairs + 2 * Frac, 2);
+  return End + 3;
+}
+
+size_t formatFixed2(double X, char *Buf) { return writeFixed2(X, Buf) - Buf; }
 
 size_t formatShortest(double X, char *Buf) {
   if (!std::isfinite(X)) {
@@ -77,15 +114,51 @@ size_t formatShortest(double X, char *Buf) {
 }
 
 void printVector(raw_ostream &OS, ArrayRef<double> V) {
-  char Buf[MaxNumberChars + 2];
-  OS << " [";
+  // Formatted in a local buffer and handed to the stream in large writes.
+  char Buf[8192];
+  char *Cur = Buf;
+  *Cur++ = ' ';
+  *Cur++ = '[';
   for (double X : V) {
-    Buf[0] = ' ';
-    size_t Len = formatFixed2(X, Buf + 1);
-    Buf[Len + 1] = ' ';
-    OS.write(Buf, Len + 2);
+    if (Cur + MaxNumberChars + 4 > Buf + sizeof(Buf)) {
+      OS.write(Buf, Cur - Buf);
+      Cur = Buf;
+    }
+    *Cur++ = ' ';
+    Cur = writeFixed2(X, Cur);
+    *Cur++ = ' ';
   }
-  OS << "]\n";
+  *Cur++ = ']';
+  *Cur++ = '\n';
+  OS.write(Buf, Cur - Buf);
+}
+
+void CachedVectorPrinter::print(raw_ostream &OS, ArrayRef<double> V) {
+  ArrayRef<uint8_t> Bytes(reinterpret_cast<const uint8_t *>(V.data()),
+                          V.size() * sizeof(double));
+  uint64_t Hash = xxh3_64bits(Bytes);
+  auto It = Index.find(Hash);
+  if (It != Index.end()) {
+    const Entry &E = Entries[It->second];
+    // Bitwise comparison: -0.0 and 0.0 print differently.
+    if (E.Key.size() == V.size() &&
+        std::memcmp(E.Key.data(), V.data(), Bytes.size()) == 0) {
+      OS << E.Text;
+      return;
+    }
+    printVector(OS, V); // A hash collision: print without remembering.
+    return;
+  }
+  if (Entries.size() >= MaxEntries) {
+    printVector(OS, V);
+    return;
+  }
+  Scratch.clear();
+  raw_string_ostream SS(Scratch);
+  printVector(SS, V);
+  Index[Hash] = Entries.size();
+  Entries.push_back({V.vec(), Scratch});
+  OS << Scratch;
 }
 
 void printJSONVector(raw_ostream &OS, ArrayRef<double> V) {

@@ -20,11 +20,15 @@
 #include "irtk/ir2vec/Format.h"
 #include "irtk/ir2vec/Triplets.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/AssemblyAnnotationWriter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FormattedStream.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -70,28 +74,59 @@ static bool referencesMDNode(const Instruction &I) {
   return false;
 }
 
-InstructionPrinter::InstructionPrinter(const Module &M) : MST(&M, false) {}
+/// Records where each instruction's text starts and ends in a function
+/// listing: the assembly writer calls emitInstructionAnnot right before an
+/// instruction and printInfoComment right after it.
+class InstructionPrinter::Recorder : public AssemblyAnnotationWriter {
+public:
+  void emitInstructionAnnot(const Instruction *I,
+                            formatted_raw_ostream &OS) override {
+    Start = OS.tell();
+  }
+  void printInfoComment(const Value &V, formatted_raw_ostream &OS) override {
+    if (const auto *I = dyn_cast<Instruction>(&V))
+      Spans[I] = {Start, static_cast<uint64_t>(OS.tell())};
+  }
+
+  std::string Listing;
+  DenseMap<const Instruction *, std::pair<uint64_t, uint64_t>> Spans;
+
+private:
+  uint64_t Start = 0;
+};
+
+InstructionPrinter::InstructionPrinter() : Rec(std::make_unique<Recorder>()) {}
+InstructionPrinter::~InstructionPrinter() = default;
 
 void InstructionPrinter::setFunction(const Function &F) {
-  MST.incorporateFunction(F);
+  Rec->Listing.clear();
+  Rec->Spans.clear();
+  raw_string_ostream OS(Rec->Listing);
+  // Buffered: over an unbuffered stream the assembly writer's formatted
+  // stream turns every token into a separate write.
+  OS.SetBuffered();
+  F.print(OS, Rec.get());
+  OS.flush();
 }
 
 void InstructionPrinter::print(raw_ostream &OS, const Instruction &I) {
   // Instruction::print numbers metadata against the whole module when the
   // instruction takes a metadata node operand; follow it there.
-  if (referencesMDNode(I))
+  auto It = Rec->Spans.find(&I);
+  if (referencesMDNode(I) || It == Rec->Spans.end()) {
     I.print(OS);
-  else
-    I.print(OS, MST);
+    return;
+  }
+  OS << StringRef(Rec->Listing).slice(It->second.first, It->second.second);
 }
 
 namespace {
 /// Writes one module's embeddings in text or JSON-lines form.
 class EmbeddingWriter {
 public:
-  EmbeddingWriter(const Module &M, const vocab::Vocabulary &V,
+  EmbeddingWriter(const vocab::Vocabulary &V,
                   const EmbeddingOutputOptions &Opts, raw_ostream &OS)
-      : V(V), Opts(Opts), OS(OS), Printer(M), Vec(V.dimension()) {}
+      : V(V), Opts(Opts), OS(OS), Vec(V.dimension()) {}
 
   void writeFunction(const Function &F) {
     std::unique_ptr<Embedder> E = Embedder::create(Opts.Kind, F, V);
@@ -112,7 +147,7 @@ public:
         E->computeBBVector(BB, Vec.data());
         if (Text) {
           OS << BB.getName() << ':';
-          printVector(OS, Vec);
+          VectorPrinter.print(OS, Vec);
         } else {
           writeRecord(F, &BB, BBIndex, nullptr, 0);
         }
@@ -129,7 +164,7 @@ public:
           E->computeInstVector(I, Vec.data());
           if (Text) {
             Printer.print(OS, I);
-            printVector(OS, Vec);
+            VectorPrinter.print(OS, Vec);
           } else {
             InstText.clear();
             raw_string_ostream IS(InstText);
@@ -174,6 +209,7 @@ private:
   const EmbeddingOutputOptions &Opts;
   raw_ostream &OS;
   InstructionPrinter Printer;
+  CachedVectorPrinter VectorPrinter;
   std::vector<double> Vec;
   std::string InstText;
 };
@@ -181,7 +217,7 @@ private:
 
 unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
                          const EmbeddingOutputOptions &Opts, raw_ostream &OS) {
-  EmbeddingWriter W(M, V, Opts, OS);
+  EmbeddingWriter W(V, Opts, OS);
   unsigned Matched = 0;
   for (const Function &F : M) {
     if (!Opts.FunctionName.empty()) {
@@ -204,9 +240,9 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
   return Matched;
 }
 
-unsigned writeTriplets(const Module &M, raw_ostream &OS,
-                       StringRef FunctionName) {
-  unsigned MaxRelation = NextRelation;
+TripletSummary writeTriplets(const Module &M, raw_ostream &OS,
+                             StringRef FunctionName) {
+  TripletSummary Summary;
   std::vector<Triplet> Triplets;
   for (const Function &F : M) {
     if (F.isDeclaration())
@@ -214,11 +250,13 @@ unsigned writeTriplets(const Module &M, raw_ostream &OS,
     if (!FunctionName.empty() && !functionMatches(F, FunctionName))
       continue;
     Triplets.clear();
-    MaxRelation = std::max(MaxRelation, collectTriplets(F, Triplets));
+    Summary.MaxRelation =
+        std::max(Summary.MaxRelation, collectTriplets(F, Triplets));
+    ++Summary.Functions;
     for (const Triplet &T : Triplets)
       OS << T.Head << '\t' << T.Tail << '\t' << T.Relation << '\n';
   }
-  return MaxRelation;
+  return Summary;
 }
 
 void writeTripletHeader(unsigned MaxRelation, raw_ostream &OS) {

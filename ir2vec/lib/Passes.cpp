@@ -74,7 +74,7 @@ PreservedAnalyses EmbeddingPrinterPass::run(Module &M,
     return PreservedAnalyses::all();
   const vocab::Vocabulary &V = *VR.vocabulary();
   std::vector<double> Vec(V.dimension());
-  InstructionPrinter Printer(M);
+  InstructionPrinter Printer;
   for (const Function &F : M) {
     std::unique_ptr<Embedder> E = Embedder::create(Kind, F, V);
     OS << "IR2Vec embeddings for function " << F.getName() << ":\n";
@@ -136,8 +136,12 @@ static Error appendLocked(StringRef Path, StringRef Text) {
 
 PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
                                              ModuleAnalysisManager &MAM) {
-  if (Opts.OutputPath.empty() && !Opts.AttachMetadata)
+  if (Opts.OutputPath.empty() && !Opts.AttachMetadata) {
+    M.getContext().emitError("irtk: irtk-record-embeddings has nothing to do; "
+                             "set -irtk-record-embeddings=FILE and/or "
+                             "-irtk-record-metadata");
     return PreservedAnalyses::all();
+  }
   const VocabAnalysis::Result &VR = MAM.getResult<VocabAnalysis>(M);
   if (!VR.isValid())
     return PreservedAnalyses::all();
@@ -145,7 +149,6 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
 
   std::string Lines;
   raw_string_ostream LS(Lines);
-  bool Changed = false;
   LLVMContext &Ctx = M.getContext();
   for (Function &F : M) {
     if (F.isDeclaration())
@@ -157,7 +160,6 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
         Elts.push_back(ConstantAsMetadata::get(
             ConstantFP::get(Type::getDoubleTy(Ctx), X)));
       F.setMetadata(EmbeddingMetadataName, MDNode::get(Ctx, Elts));
-      Changed = true;
     }
     if (!Opts.OutputPath.empty()) {
       LS << "{\"module\":";
@@ -180,9 +182,7 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
     if (Error Err = appendLocked(Opts.OutputPath, Lines))
       Ctx.emitError("irtk: cannot write embeddings: " +
                     toString(std::move(Err)));
-  if (!Changed)
-    return PreservedAnalyses::all();
-  // Metadata changes no analysis result.
+  // Attaching metadata changes no analysis result.
   return PreservedAnalyses::all();
 }
 

@@ -36,7 +36,8 @@ static const char *const Usage =
     "       irtk-vocab stats <vocab.json|->\n\n"
     "validate  load each vocabulary with LLVM 22's rules and report problems\n"
     "          (--strict: also require all 110 entities)\n"
-    "stats     print dimension, coverage per section, missing entities and\n"
+    "stats     print dimension, coverage per entity group, missing entities "
+    "and\n"
     "          vector norms (weights applied, as the embedders see them)\n";
 
 static int usageError(const std::string &Msg) {
@@ -57,6 +58,9 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
     for (const std::string &K : V->unknownKeys())
       WithColor::warning(errs(), ToolName)
           << Name << ": unknown key '" << K << "' (ignored)\n";
+    if (V->missingEntities().size() == NumEntities)
+      WithColor::warning(errs(), ToolName)
+          << Name << ": no key names an LLVM 22 entity; every vector is zero\n";
     if (Strict) {
       if (Error E = checkComplete(*V, Name)) {
         WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';

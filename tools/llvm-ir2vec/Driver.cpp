@@ -120,8 +120,11 @@ static StringRef firstLine(StringRef S) {
   return S.trim().split('\n').first.trim();
 }
 
+/// Parses, verifies and writes one input. Output goes to \p Direct when given
+/// (a single input needs no buffering), else to the result's buffer.
 static InputResult processInput(const std::string &Path, const Options &O,
-                                const vocab::Vocabulary *V) {
+                                const vocab::Vocabulary *V,
+                                raw_ostream *Direct = nullptr) {
   InputResult R;
   std::string Name = Path == "-" ? "<stdin>" : Path;
   LLVMContext Ctx;
@@ -162,12 +165,14 @@ static InputResult processInput(const std::string &Path, const Options &O,
     return R;
   }
 
-  raw_string_ostream OS(R.Output);
+  raw_string_ostream Buffer(R.Output);
+  raw_ostream &OS = Direct ? *Direct : Buffer;
   switch (O.Subcommand) {
-  case SubcommandKind::Triplets:
-    R.MaxRelation = ir2vec::writeTriplets(*M, OS, O.FunctionName);
-    R.Matched = 1;
-    break;
+  case SubcommandKind::Triplets: {
+    ir2vec::TripletSummary S = ir2vec::writeTriplets(*M, OS, O.FunctionName);
+    R.MaxRelation = S.MaxRelation;
+    R.Matched = S.Functions;
+  } break;
   case SubcommandKind::Embeddings: {
     ir2vec::EmbeddingOutputOptions EO;
     EO.Kind = O.Kind;
@@ -242,7 +247,7 @@ Error run(const Options &O) {
 
 #pragma omp parallel for ordered schedule(dynamic, 1) num_threads(Threads)
   for (int I = 0; I < N; ++I) {
-    InputResult R = processInput(O.Inputs[I], O, VP);
+    InputResult R = processInput(O.Inputs[I], O, VP, N == 1 ? &Body : nullptr);
 #pragma omp ordered
     {
       if (!R.Warnings.empty())

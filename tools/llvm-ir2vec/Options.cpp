@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -48,41 +49,31 @@ static bool parseWeight(const std::string &S, float &Out) {
   return std::isfinite(Out);
 }
 
+static const char *const VersionText =
+    "llvm-ir2vec (IR2Vec Toolkit) 0.1.0, compatible with LLVM 22\n";
+
 ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   po::options_description Common("Options");
-  std::string Mode = "llvm", Level = "func", Kind = "symbolic", Format = "text";
-  std::string OpcW, TypeW, ArgW;
-  Options O;
+  // Every value is taken as text and checked below; an option given twice
+  // keeps its last value, as LLVM's cl::opt does.
+  auto Text = [] { return po::value<std::string>(); };
   // clang-format off
   Common.add_options()
     ("help,h", "Display available options")
     ("version", "Display the version of this program")
-    ("output,o", po::value<std::string>(&O.Output)->default_value("-"),
-     "Output filename ('-' for standard output)")
-    ("mode", po::value<std::string>(&Mode)->default_value("llvm"),
-     "Tool operation mode: llvm (LLVM IR); mir is not supported yet")
-    ("level", po::value<std::string>(&Level)->default_value("func"),
-     "Embedding generation level: inst, bb or func")
-    ("function", po::value<std::string>(&O.FunctionName),
-     "Process this function only (symbol or demangled name)")
-    ("format", po::value<std::string>(&Format)->default_value("text"),
-     "Output format of embeddings: text (upstream's) or jsonl")
-    ("threads,j", po::value<unsigned>(&O.Threads)->default_value(0),
-     "Threads for several inputs (0: all cores)")
-    ("ir2vec-vocab-path", po::value<std::string>(&O.VocabPath),
-     "Path to the vocabulary file for IR2Vec")
-    ("vocab", po::value<std::string>(&O.VocabPath),
-     "Same as --ir2vec-vocab-path")
-    ("ir2vec-kind", po::value<std::string>(&Kind)->default_value("symbolic"),
-     "IR2Vec embedding kind: symbolic or flow-aware")
-    ("ir2vec-opc-weight", po::value<std::string>(&OpcW),
-     "Weight for opcode embeddings (default 1.0)")
-    ("ir2vec-type-weight", po::value<std::string>(&TypeW),
-     "Weight for type embeddings (default 0.5)")
-    ("ir2vec-arg-weight", po::value<std::string>(&ArgW),
-     "Weight for argument embeddings (default 0.2)")
-    ("input", po::value<std::vector<std::string>>(&O.Inputs),
-     "Input files");
+    ("output,o", Text(), "Output filename ('-' for standard output, the default)")
+    ("mode", Text(), "Tool operation mode: llvm (LLVM IR, the default); mir is not supported yet")
+    ("level", Text(), "Embedding generation level: inst, bb or func (default)")
+    ("function", Text(), "Process this function only (symbol or demangled name)")
+    ("format", Text(), "Output format of embeddings: text (upstream's, the default) or jsonl")
+    ("threads,j", Text(), "Threads for several inputs (default 0: all cores)")
+    ("ir2vec-vocab-path", Text(), "Path to the vocabulary file for IR2Vec")
+    ("vocab", Text(), "Same as --ir2vec-vocab-path")
+    ("ir2vec-kind", Text(), "IR2Vec embedding kind: symbolic (default) or flow-aware")
+    ("ir2vec-opc-weight", Text(), "Weight for opcode embeddings (default 1.0)")
+    ("ir2vec-type-weight", Text(), "Weight for type embeddings (default 0.5)")
+    ("ir2vec-arg-weight", Text(), "Weight for argument embeddings (default 0.2)")
+    ("input", po::value<std::vector<std::string>>(), "Input files ('-' for standard input, the default)");
   // clang-format on
   po::positional_options_description Positional;
   Positional.add("input", -1);
@@ -100,8 +91,8 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   if (Sub == "--help" || Sub == "-help" || Sub == "-h")
     return Help();
   if (Sub == "--version" || Sub == "-version")
-    return ParseResult::print("llvm-ir2vec (IR2Vec Toolkit) 0.1.0, "
-                              "compatible with LLVM 22\n");
+    return ParseResult::print(VersionText);
+  Options O;
   if (Sub == "triplets")
     O.Subcommand = SubcommandKind::Triplets;
   else if (Sub == "entities")
@@ -113,21 +104,52 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
         "unknown subcommand '" + Sub +
         "'; expected triplets, entities, or embeddings");
 
+  std::map<std::string, std::string> Values;
   try {
-    po::variables_map VM;
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    po::store(po::command_line_parser(Args)
-                  .options(Common)
-                  .positional(Positional)
-                  .style(po::command_line_style::unix_style |
-                         po::command_line_style::allow_long_disguise)
-                  .run(),
-              VM);
-    if (VM.count("help"))
-      return Help();
-    po::notify(VM);
+    // No abbreviations: a prefix of an option name is not that option.
+    po::parsed_options Parsed =
+        po::command_line_parser(Args)
+            .options(Common)
+            .positional(Positional)
+            .style((po::command_line_style::unix_style |
+                    po::command_line_style::allow_long_disguise) &
+                   ~po::command_line_style::allow_guessing)
+            .run();
+    for (const po::option &Opt : Parsed.options) {
+      if (Opt.string_key == "help")
+        return Help();
+      if (Opt.string_key == "version")
+        return ParseResult::print(VersionText);
+      if (Opt.string_key == "input")
+        O.Inputs.insert(O.Inputs.end(), Opt.value.begin(), Opt.value.end());
+      else if (!Opt.value.empty())
+        Values[Opt.string_key == "vocab" ? "ir2vec-vocab-path"
+                                         : Opt.string_key] = Opt.value.back();
+    }
   } catch (const std::exception &E) {
     return ParseResult::usageError(E.what());
+  }
+  auto Get = [&](const char *Key, const char *Default) {
+    auto It = Values.find(Key);
+    return It == Values.end() ? std::string(Default) : It->second;
+  };
+  std::string Mode = Get("mode", "llvm"), Level = Get("level", "func"),
+              Kind = Get("ir2vec-kind", "symbolic"),
+              Format = Get("format", "text"), Threads = Get("threads", "0");
+  std::string OpcW = Get("ir2vec-opc-weight", ""),
+              TypeW = Get("ir2vec-type-weight", ""),
+              ArgW = Get("ir2vec-arg-weight", "");
+  O.Output = Get("output", "-");
+  O.FunctionName = Get("function", "");
+  O.VocabPath = Get("ir2vec-vocab-path", "");
+  {
+    char *End = nullptr;
+    unsigned long T = std::strtoul(Threads.c_str(), &End, 10);
+    if (Threads.empty() || *End != '\0' || Threads[0] == '-' || T > 4096)
+      return ParseResult::usageError("invalid --threads '" + Threads +
+                                     "'; expected a number from 0 to 4096");
+    O.Threads = static_cast<unsigned>(T);
   }
 
   if (Mode == "mir")
@@ -164,7 +186,10 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
 
   if (O.Inputs.empty())
     O.Inputs.push_back("-");
-  if (std::count(O.Inputs.begin(), O.Inputs.end(), "-") > 1)
+  unsigned StdinUses = std::count(O.Inputs.begin(), O.Inputs.end(), "-");
+  if (O.Subcommand == SubcommandKind::Embeddings && O.VocabPath == "-")
+    ++StdinUses;
+  if (O.Subcommand != SubcommandKind::Entities && StdinUses > 1)
     return ParseResult::usageError("standard input ('-') given more than once");
   if (O.Subcommand == SubcommandKind::Embeddings && O.VocabPath.empty())
     return ParseResult::usageError(

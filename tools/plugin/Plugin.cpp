@@ -10,8 +10,9 @@
 /// Registers irtk's analyses and passes with a PassBuilder and maps the
 /// plugin's -irtk-* options onto the option structs of the library:
 ///   opt -load-pass-plugin=IRTKPlugin.so -passes='print<irtk-ir2vec>' ...
-///   clang -O2 -fpass-plugin=IRTKPlugin.so -Xclang -load -Xclang IRTKPlugin.so
-///         -mllvm -irtk-vocab-path=V -mllvm -irtk-record-embeddings=out.jsonl
+///   clang -O2 -fpass-plugin=IRTKPlugin.so -mllvm -irtk-vocab-path=V
+///         -mllvm -irtk-record-embeddings=out.jsonl
+/// (clang-22 loads pass plugins before it parses -mllvm options.)
 ///
 //===----------------------------------------------------------------------===//
 

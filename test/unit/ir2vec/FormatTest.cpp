@@ -106,3 +106,38 @@ TEST(FormatTest, JSONStringEscapes) {
 }
 
 } // namespace
+
+namespace {
+
+std::string cached(CachedVectorPrinter &P, llvm::ArrayRef<double> V) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  P.print(OS, V);
+  return S;
+}
+
+TEST(FormatTest, CachedPrinterMatchesPrintVector) {
+  CachedVectorPrinter P;
+  std::mt19937_64 Gen(7);
+  std::uniform_int_distribution<int> Pick(0, 9);
+  std::vector<std::vector<double>> Pool;
+  for (int I = 0; I < 10; ++I)
+    Pool.push_back({I * 1.125, -I / 3.0, 1e14 * I});
+  // Repeats hit the cache; every answer must equal the uncached one.
+  for (int I = 0; I < 1000; ++I) {
+    const std::vector<double> &V = Pool[Pick(Gen)];
+    std::string Expected;
+    llvm::raw_string_ostream OS(Expected);
+    printVector(OS, V);
+    ASSERT_EQ(cached(P, V), Expected);
+  }
+}
+
+TEST(FormatTest, CachedPrinterTellsZeroSigns) {
+  CachedVectorPrinter P;
+  EXPECT_EQ(cached(P, {0.0, 1.0}), " [ 0.00  1.00 ]\n");
+  EXPECT_EQ(cached(P, {-0.0, 1.0}), " [ -0.00  1.00 ]\n");
+  EXPECT_EQ(cached(P, {0.0, 1.0}), " [ 0.00  1.00 ]\n");
+}
+
+} // namespace

@@ -65,9 +65,10 @@ define void @g() {
 )");
   std::string S;
   raw_string_ostream OS(S);
-  unsigned Max = writeTriplets(*M, OS);
+  TripletSummary Summary = writeTriplets(*M, OS);
   EXPECT_EQ(S, "1\t69\t0\n1\t83\t2\n1\t0\t1\n0\t69\t0\n0\t69\t0\n");
-  EXPECT_EQ(Max, 2u);
+  EXPECT_EQ(Summary.MaxRelation, 2u);
+  EXPECT_EQ(Summary.Functions, 2u);
 }
 
 TEST(TripletsTest, DeclarationsAndEmptyModules) {
@@ -75,7 +76,9 @@ TEST(TripletsTest, DeclarationsAndEmptyModules) {
   auto M = parse(Ctx, "declare void @ext()\n");
   std::string S;
   raw_string_ostream OS(S);
-  EXPECT_EQ(writeTriplets(*M, OS), 1u);
+  TripletSummary Summary = writeTriplets(*M, OS);
+  EXPECT_EQ(Summary.MaxRelation, 1u);
+  EXPECT_EQ(Summary.Functions, 0u);
   EXPECT_EQ(S, "");
   std::string H;
   raw_string_ostream HS(H);

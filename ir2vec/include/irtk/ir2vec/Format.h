@@ -20,8 +20,13 @@
 #define IRTK_IR2VEC_FORMAT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -43,6 +48,26 @@ size_t formatShortest(double X, char *Buf);
 /// Prints \p V as upstream's Embedding::print does, including the newline:
 /// " [ 1.00  2.00 ]\n".
 void printVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);
+
+/// Prints vectors as printVector does, remembering the text of vectors it
+/// has printed: instruction vectors repeat a great deal (a symbolic one
+/// depends only on opcode, type and operand kinds), and looking a vector up
+/// costs far less than formatting its elements. Keys are compared exactly.
+class CachedVectorPrinter {
+public:
+  void print(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);
+
+private:
+  struct Entry {
+    std::vector<double> Key;
+    std::string Text;
+  };
+  /// Stop remembering past this many distinct vectors.
+  static constexpr size_t MaxEntries = 1 << 16;
+  llvm::DenseMap<uint64_t, unsigned> Index;
+  std::vector<Entry> Entries;
+  std::string Scratch;
+};
 
 /// Prints \p V as a JSON array of full-precision numbers: "[1,2.5]".
 void printJSONVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);

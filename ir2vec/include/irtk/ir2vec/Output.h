@@ -19,8 +19,9 @@
 #include "irtk/ir2vec/Embedder.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/IR/ModuleSlotTracker.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -49,19 +50,26 @@ struct EmbeddingOutputOptions {
   std::string ModuleName;
 };
 
-/// Prints instructions exactly as Instruction::print does, in linear time:
-/// Instruction::print without a slot tracker renumbers the whole function
-/// for every instruction, which makes upstream's instruction level
-/// quadratic.
+/// Prints instructions exactly as Instruction::print does, in linear time.
+/// Instruction::print builds a fresh slot tracker and assembly writer for
+/// every instruction, each costing a pass over the function and the module's
+/// globals; that is what makes upstream's instruction level slow. Here each
+/// function is printed once, with the same numbering upstream's
+/// per-instruction printing uses (metadata numbers such as !llvm.loop !11
+/// restart in every function), and each instruction's text is cut out of
+/// that listing.
 class InstructionPrinter {
 public:
-  explicit InstructionPrinter(const llvm::Module &M);
-  /// Numbers the local values of \p F; call before printing its code.
+  InstructionPrinter();
+  ~InstructionPrinter();
+  /// Prints \p F into the listing; call before printing its instructions.
   void setFunction(const llvm::Function &F);
+  /// Prints \p I, an instruction of the current function.
   void print(llvm::raw_ostream &OS, const llvm::Instruction &I);
 
 private:
-  llvm::ModuleSlotTracker MST;
+  class Recorder;
+  std::unique_ptr<Recorder> Rec;
 };
 
 /// Whether \p F is named \p Name, either as its symbol or demangled.
@@ -74,11 +82,17 @@ unsigned writeEmbeddings(const llvm::Module &M, const vocab::Vocabulary &V,
                          const EmbeddingOutputOptions &Opts,
                          llvm::raw_ostream &OS);
 
-/// Writes the triplet lines of \p M ("head\ttail\trelation", no header) and
-/// returns the largest relation id (at least 1). Only \p FunctionName when
-/// it is not empty.
-unsigned writeTriplets(const llvm::Module &M, llvm::raw_ostream &OS,
-                       llvm::StringRef FunctionName = "");
+struct TripletSummary {
+  /// Largest relation id written, at least 1 (Next).
+  unsigned MaxRelation = 1;
+  /// Defined functions whose triplets were written.
+  unsigned Functions = 0;
+};
+
+/// Writes the triplet lines of \p M ("head\ttail\trelation", no header),
+/// only for \p FunctionName (symbol or demangled) when it is not empty.
+TripletSummary writeTriplets(const llvm::Module &M, llvm::raw_ostream &OS,
+                             llvm::StringRef FunctionName = "");
 
 /// Writes the MAX_RELATION header line for \p MaxRelation.
 void writeTripletHeader(unsigned MaxRelation, llvm::raw_ostream &OS);

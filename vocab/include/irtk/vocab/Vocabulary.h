@@ -73,9 +73,9 @@ public:
   bool isPresent(EntityId Id) const { return Present[Id]; }
   /// Entities the file lacked, in id order (they have zero vectors).
   std::vector<EntityId> missingEntities() const;
-  /// Keys in the file that name no entity ("Section.Key"), in file order of
-  /// sections Opcodes, Types, Arguments and key order within each. Upstream
-  /// ignores them; `irtk-vocab validate --strict` reports them.
+  /// Keys in the file that name no entity ("Section.Key"): sections in the
+  /// order Opcodes, Types, Arguments, keys sorted within each. Upstream
+  /// ignores them; `irtk-vocab validate` warns about them.
   llvm::ArrayRef<std::string> unknownKeys() const { return UnknownKeys; }
 
   const Weights &weights() const { return W; }
