@@ -93,17 +93,25 @@ namespace {
 class SymbolicEmbedder final : public Embedder {
 public:
   SymbolicEmbedder(const Function &F, const vocab::Vocabulary &V)
-      : Embedder(F, V) {}
+      : Embedder(F, V), ArgScratch(Dim) {}
 
   void computeInstVector(const Instruction &I, double *Out) override {
+    // Upstream's order: the operand vectors are summed on their own, then
+    // added to opcode + type. Rounding makes the order visible.
+    VecMap Args(ArgScratch.data(), Dim);
+    Args.setZero();
+    for (const Use &Op : I.operands())
+      Args += ConstVecMap(V.data(operandEntity(Op.get())), Dim);
     VecMap Acc(Out, Dim);
     Acc = ConstVecMap(V.data(vocab::opcodeEntity(I.getOpcode())), Dim);
     Acc += ConstVecMap(V.data(typeEntity(I.getType())), Dim);
-    for (const Use &Op : I.operands())
-      Acc += ConstVecMap(V.data(operandEntity(Op.get())), Dim);
+    Acc += Args;
     if (const auto *Cmp = dyn_cast<CmpInst>(&I))
       Acc += ConstVecMap(V.data(predicateEntity(Cmp->getPredicate())), Dim);
   }
+
+private:
+  std::vector<double> ArgScratch;
 };
 
 class FlowAwareEmbedder final : public Embedder {

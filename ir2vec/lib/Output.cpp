@@ -160,7 +160,10 @@ public:
       unsigned BBIndex = 0;
       for (const BasicBlock &BB : F) {
         unsigned InstIndex = 0;
-        for (const Instruction &I : BB.instructionsWithoutDebug()) {
+        // Every instruction, pseudo probes included, as upstream prints
+        // them (block and function sums still skip debug and probe
+        // instructions).
+        for (const Instruction &I : BB) {
           E->computeInstVector(I, Vec.data());
           if (Text) {
             Printer.print(OS, I);

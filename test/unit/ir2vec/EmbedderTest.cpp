@@ -29,6 +29,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace irtk;
 using namespace irtk::ir2vec;
 using namespace llvm;
@@ -190,6 +192,24 @@ define void @g(i32 %x, double %d, ptr %p) {
   EXPECT_EQ(E->getInstVector(Call), (Embedding{205, 3}));
   // Load + IntegerTy + Pointer.
   EXPECT_EQ(E->getInstVector(named(F, "v")), (Embedding{186, 3}));
+}
+
+TEST_F(EmbedderTest, OperandsAreSummedBeforeOpcodeAndType) {
+  // Upstream adds (opcode + type) + (sum of operands). With Add = 0.125 and
+  // Variable = v = 2^-56 (half an ulp of 0.125) that is 0.125 + 2v, one ulp
+  // above 0.125; adding v twice to 0.125 would round back to 0.125 twice.
+  const double Tiny = std::ldexp(1.0, -56);
+  std::vector<std::vector<double>> Vs(vocab::NumEntities, {0.0});
+  Vs[12] = {0.125}; // Add
+  Vs[83] = {Tiny};  // Variable
+  Expected<vocab::Vocabulary> V =
+      vocab::Vocabulary::fromVectors(Vs, vocab::Weights{1.0f, 1.0f, 1.0f});
+  IRTK_ASSERT_OK(V);
+  Function &F = parse(AddIR, "add");
+  const double Expected = std::nextafter(0.125, 1.0);
+  for (EmbeddingKind K : {EmbeddingKind::Symbolic, EmbeddingKind::FlowAware})
+    EXPECT_EQ(Embedder::create(K, F, *V)->getInstVector(named(F, "s")),
+              (Embedding{Expected}));
 }
 
 TEST_F(EmbedderTest, CanonicalTypes) {
