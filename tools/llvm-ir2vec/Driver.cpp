@@ -60,6 +60,19 @@ public:
     this->Path = Path.str();
     if (Path == "-")
       return Error::success();
+    // Devices, pipes and the like (-o /dev/null) are written in place:
+    // renaming a temporary over them would replace them with a file.
+    sys::fs::file_status Status;
+    if (!sys::fs::status(Path, Status) && sys::fs::exists(Status) &&
+        !sys::fs::is_regular_file(Status)) {
+      std::error_code EC;
+      File = std::make_unique<raw_fd_ostream>(Path, EC);
+      if (EC)
+        return createStringError(inconvertibleErrorCode(),
+                                 "cannot open output file '" + Path +
+                                     "': " + EC.message());
+      return Error::success();
+    }
     Expected<sys::fs::TempFile> T =
         sys::fs::TempFile::create(Path + "-%%%%%%.tmp");
     if (!T)
@@ -73,7 +86,15 @@ public:
   raw_ostream &os() { return File ? *File : outs(); }
   Error commit() {
     if (!Temp) {
-      outs().flush();
+      raw_ostream &OS = os();
+      OS.flush();
+      if (File && File->has_error()) {
+        std::error_code EC = File->error();
+        File->clear_error();
+        return createStringError(inconvertibleErrorCode(),
+                                 "cannot write output file '" + Path +
+                                     "': " + EC.message());
+      }
       return Error::success();
     }
     File->flush();
