@@ -8,9 +8,10 @@
 ///
 /// \file
 /// Inputs are parsed and embedded in parallel (one LLVMContext each) and
-/// written in input order through an OpenMP ordered section, so at most one
-/// result per thread waits in memory. A named output file is written to a
-/// temporary beside it and renamed at the end: a failed run leaves none.
+/// written in input order as they complete; threads run at most a few inputs
+/// ahead of the output, so few results wait in memory. A named output file is
+/// written to a temporary beside it and renamed at the end: a failed run leaves
+/// none.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,10 @@
 
 #include <omp.h>
 
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 
 using namespace llvm;
@@ -50,6 +55,44 @@ struct InputResult {
   std::string Warnings;
   unsigned Matched = 0;
   unsigned MaxRelation = 1;
+};
+
+/// Writes results in input order as they complete. The thread that finishes
+/// the next result in order writes it and every ready one after it; a thread
+/// that would run more than Window inputs ahead of the output waits (asleep,
+/// not spinning), which bounds the results held in memory.
+class OrderedEmitter {
+public:
+  OrderedEmitter(size_t Window, std::function<void(InputResult &)> Emit)
+      : Window(Window), Emit(std::move(Emit)) {}
+
+  void waitForTurnWithin(int Index) {
+    std::unique_lock<std::mutex> Lock(M);
+    Advanced.wait(Lock, [&] { return size_t(Index - Next) < Window; });
+  }
+
+  void submit(int Index, InputResult R) {
+    std::lock_guard<std::mutex> Lock(M);
+    Pending.emplace(Index, std::move(R));
+    bool Moved = false;
+    for (auto It = Pending.find(Next); It != Pending.end();
+         It = Pending.find(Next)) {
+      Emit(It->second);
+      Pending.erase(It);
+      ++Next;
+      Moved = true;
+    }
+    if (Moved)
+      Advanced.notify_all();
+  }
+
+private:
+  const size_t Window;
+  std::function<void(InputResult &)> Emit;
+  std::mutex M;
+  std::condition_variable Advanced;
+  std::map<int, InputResult> Pending;
+  int Next = 0;
 };
 
 /// The final output: standard output, or a temporary file renamed over the
@@ -266,23 +309,26 @@ Error run(const Options &O) {
   unsigned Failed = 0, Matched = 0, MaxRelation = 1;
   const vocab::Vocabulary *VP = V ? &*V : nullptr;
 
-#pragma omp parallel for ordered schedule(dynamic, 1) num_threads(Threads)
-  for (int I = 0; I < N; ++I) {
-    InputResult R = processInput(O.Inputs[I], O, VP, N == 1 ? &Body : nullptr);
-#pragma omp ordered
-    {
-      if (!R.Warnings.empty())
-        for (StringRef W : split(StringRef(R.Warnings).rtrim('\n'), '\n'))
-          WithColor::warning(errs(), ToolName) << W << '\n';
-      if (!R.Error.empty()) {
-        WithColor::error(errs(), ToolName) << R.Error << '\n';
-        ++Failed;
-      } else {
-        Body << R.Output;
-        Matched += R.Matched;
-        MaxRelation = std::max(MaxRelation, R.MaxRelation);
-      }
+  auto Emit = [&](InputResult &R) {
+    if (!R.Warnings.empty())
+      for (StringRef W : split(StringRef(R.Warnings).rtrim('\n'), '\n'))
+        WithColor::warning(errs(), ToolName) << W << '\n';
+    if (!R.Error.empty()) {
+      WithColor::error(errs(), ToolName) << R.Error << '\n';
+      ++Failed;
+      return;
     }
+    Body << R.Output;
+    Matched += R.Matched;
+    MaxRelation = std::max(MaxRelation, R.MaxRelation);
+  };
+  OrderedEmitter Emitter(/*Window=*/4 * static_cast<size_t>(Threads), Emit);
+
+#pragma omp parallel for schedule(dynamic, 1) num_threads(Threads)
+  for (int I = 0; I < N; ++I) {
+    Emitter.waitForTurnWithin(I);
+    Emitter.submit(I,
+                   processInput(O.Inputs[I], O, VP, N == 1 ? &Body : nullptr));
   }
 
   if (Failed == static_cast<unsigned>(N)) {
