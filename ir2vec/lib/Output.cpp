@@ -243,23 +243,47 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
   return Matched;
 }
 
-TripletSummary writeTriplets(const Module &M, raw_ostream &OS,
-                             StringRef FunctionName) {
+TripletSummary collectModuleTriplets(const Module &M, std::vector<Triplet> &Out,
+                                     StringRef FunctionName) {
   TripletSummary Summary;
-  std::vector<Triplet> Triplets;
   for (const Function &F : M) {
     if (F.isDeclaration())
       continue;
     if (!FunctionName.empty() && !functionMatches(F, FunctionName))
       continue;
-    Triplets.clear();
     Summary.MaxRelation =
-        std::max(Summary.MaxRelation, collectTriplets(F, Triplets));
+        std::max(Summary.MaxRelation, collectTriplets(F, Out));
     ++Summary.Functions;
-    for (const Triplet &T : Triplets)
-      OS << T.Head << '\t' << T.Tail << '\t' << T.Relation << '\n';
   }
   return Summary;
+}
+
+void writeTripletLine(const Triplet &T, raw_ostream &OS) {
+  OS << T.Head << '\t' << T.Tail << '\t' << T.Relation << '\n';
+}
+
+TripletSummary writeTriplets(const Module &M, raw_ostream &OS,
+                             StringRef FunctionName) {
+  std::vector<Triplet> Triplets;
+  TripletSummary Summary = collectModuleTriplets(M, Triplets, FunctionName);
+  for (const Triplet &T : Triplets)
+    writeTripletLine(T, OS);
+  return Summary;
+}
+
+bool TripletDeduplicator::insert(const Triplet &T) {
+  // Ids and relations are far below 2^21: one 64-bit key per triplet.
+  uint64_t Key = (uint64_t(T.Head) << 42) | (uint64_t(T.Tail) << 21) |
+                 uint64_t(T.Relation);
+  return Seen.insert(Key).second;
+}
+
+void writeRelations(unsigned MaxRelation, raw_ostream &OS) {
+  OS << MaxRelation + 1 << '\n';
+  OS << "Type\t" << TypeRelation << '\n';
+  OS << "Next\t" << NextRelation << '\n';
+  for (unsigned R = ArgBase; R <= MaxRelation; ++R)
+    OS << "Arg" << R - ArgBase << '\t' << R << '\n';
 }
 
 void writeTripletHeader(unsigned MaxRelation, raw_ostream &OS) {

@@ -28,6 +28,7 @@
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -51,6 +52,8 @@ namespace {
 /// What processing one input produced.
 struct InputResult {
   std::string Output;
+  /// triplets with --dedup: the module's triplets, deduplicated when written.
+  std::vector<ir2vec::Triplet> Triplets;
   std::string Error;
   std::string Warnings;
   unsigned Matched = 0;
@@ -233,7 +236,9 @@ static InputResult processInput(const std::string &Path, const Options &O,
   raw_ostream &OS = Direct ? *Direct : Buffer;
   switch (O.Subcommand) {
   case SubcommandKind::Triplets: {
-    ir2vec::TripletSummary S = ir2vec::writeTriplets(*M, OS, O.FunctionName);
+    ir2vec::TripletSummary S =
+        O.Dedup ? ir2vec::collectModuleTriplets(*M, R.Triplets, O.FunctionName)
+                : ir2vec::writeTriplets(*M, OS, O.FunctionName);
     R.MaxRelation = S.MaxRelation;
     R.Matched = S.Functions;
   } break;
@@ -284,7 +289,19 @@ Error run(const Options &O) {
     V.emplace(std::move(*VOrErr));
   }
 
-  if (Error E = Out.open(O.Output))
+  // OpenKE's three files go into one directory; train2id.txt takes the place
+  // of the output file.
+  auto OpenKEFile = [&](StringRef Name) {
+    SmallString<128> P(O.OpenKEDir);
+    sys::path::append(P, Name);
+    return std::string(P);
+  };
+  if (!O.OpenKEDir.empty())
+    if (std::error_code EC = sys::fs::create_directories(O.OpenKEDir))
+      return createStringError(EC, "cannot create directory '" + O.OpenKEDir +
+                                       "': " + EC.message());
+  if (Error E =
+          Out.open(O.OpenKEDir.empty() ? O.Output : OpenKEFile("train2id.txt")))
     return E;
 
   SmallString<128> SpoolPath;
@@ -309,6 +326,8 @@ Error run(const Options &O) {
   unsigned Failed = 0, Matched = 0, MaxRelation = 1;
   const vocab::Vocabulary *VP = V ? &*V : nullptr;
 
+  ir2vec::TripletDeduplicator Dedup;
+  size_t TripletLines = 0;
   auto Emit = [&](InputResult &R) {
     if (!R.Warnings.empty())
       for (StringRef W : split(StringRef(R.Warnings).rtrim('\n'), '\n'))
@@ -319,6 +338,11 @@ Error run(const Options &O) {
       return;
     }
     Body << R.Output;
+    for (const ir2vec::Triplet &T : R.Triplets)
+      if (Dedup.insert(T)) {
+        ir2vec::writeTripletLine(T, Body);
+        ++TripletLines;
+      }
     Matched += R.Matched;
     MaxRelation = std::max(MaxRelation, R.MaxRelation);
   };
@@ -350,7 +374,10 @@ Error run(const Options &O) {
       return createStringError(inconvertibleErrorCode(),
                                "cannot write temporary file " + SpoolPath);
     }
-    ir2vec::writeTripletHeader(MaxRelation, Out.os());
+    if (O.OpenKEDir.empty())
+      ir2vec::writeTripletHeader(MaxRelation, Out.os());
+    else
+      Out.os() << TripletLines << '\n'; // OpenKE: the count comes first.
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
         MemoryBuffer::getFile(SpoolPath, /*IsText=*/false,
                               /*RequiresNullTerminator=*/false);
@@ -364,6 +391,19 @@ Error run(const Options &O) {
 
   if (Error E = Out.commit())
     return E;
+  if (!O.OpenKEDir.empty()) {
+    OutputTarget Entities, Relations;
+    if (Error E = Entities.open(OpenKEFile("entity2id.txt")))
+      return E;
+    ir2vec::writeEntities(Entities.os());
+    if (Error E = Entities.commit())
+      return E;
+    if (Error E = Relations.open(OpenKEFile("relation2id.txt")))
+      return E;
+    ir2vec::writeRelations(MaxRelation, Relations.os());
+    if (Error E = Relations.commit())
+      return E;
+  }
   if (Failed)
     return createStringError(inconvertibleErrorCode(),
                              Twine(Failed) + " of " + Twine(N) +

@@ -67,6 +67,8 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ("function", Text(), "Process this function only (symbol or demangled name)")
     ("format", Text(), "Output format of embeddings: text (upstream's, the default) or jsonl")
     ("threads,j", Text(), "Threads for several inputs (default 0: all cores)")
+    ("dedup", "triplets: drop triplets already written, across all inputs")
+    ("openke-dir", Text(), "triplets: write OpenKE's train2id.txt, entity2id.txt and relation2id.txt into this directory (implies --dedup)")
     ("ir2vec-vocab-path", Text(), "Path to the vocabulary file for IR2Vec")
     ("vocab", Text(), "Same as --ir2vec-vocab-path")
     ("ir2vec-kind", Text(), "IR2Vec embedding kind: symbolic (default) or flow-aware")
@@ -121,7 +123,9 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
         return Help();
       if (Opt.string_key == "version")
         return ParseResult::print(VersionText);
-      if (Opt.string_key == "input")
+      if (Opt.string_key == "dedup")
+        Values["dedup"] = "1";
+      else if (Opt.string_key == "input")
         O.Inputs.insert(O.Inputs.end(), Opt.value.begin(), Opt.value.end());
       else if (!Opt.value.empty())
         Values[Opt.string_key == "vocab" ? "ir2vec-vocab-path"
@@ -143,6 +147,14 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   O.Output = Get("output", "-");
   O.FunctionName = Get("function", "");
   O.VocabPath = Get("ir2vec-vocab-path", "");
+  O.OpenKEDir = Get("openke-dir", "");
+  O.Dedup = Values.count("dedup") || !O.OpenKEDir.empty();
+  if (O.Dedup && O.Subcommand != SubcommandKind::Triplets)
+    return ParseResult::usageError(
+        "--dedup and --openke-dir apply to the triplets subcommand only");
+  if (!O.OpenKEDir.empty() && Values.count("output"))
+    return ParseResult::usageError(
+        "--openke-dir writes its own files; do not combine it with -o");
   {
     char *End = nullptr;
     unsigned long T = std::strtoul(Threads.c_str(), &End, 10);

@@ -38,6 +38,11 @@ struct Options {
   ir2vec::OutputFormatKind Format = ir2vec::OutputFormatKind::Text;
   /// 0: OpenMP's default.
   unsigned Threads = 0;
+  /// triplets: drop triplets already written (across all inputs).
+  bool Dedup = false;
+  /// triplets: write OpenKE's train2id.txt, entity2id.txt and
+  /// relation2id.txt into this directory instead of -o (implies Dedup).
+  std::string OpenKEDir;
 };
 
 class ParseResult {

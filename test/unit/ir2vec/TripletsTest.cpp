@@ -87,3 +87,28 @@ TEST(TripletsTest, DeclarationsAndEmptyModules) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(TripletsTest, DeduplicatorKeepsFirstOccurrence) {
+  TripletDeduplicator D;
+  EXPECT_TRUE(D.insert({12, 74, 0}));
+  EXPECT_FALSE(D.insert({12, 74, 0}));
+  // Fields are not confused with each other.
+  EXPECT_TRUE(D.insert({74, 12, 0}));
+  EXPECT_TRUE(D.insert({12, 74, 1}));
+  EXPECT_TRUE(D.insert({0, 0, 0}));
+  EXPECT_FALSE(D.insert({0, 0, 0}));
+}
+
+TEST(TripletsTest, RelationsFileAsUpstreamRecipe) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeRelations(3, OS);
+  EXPECT_EQ(S, "4\nType\t0\nNext\t1\nArg0\t2\nArg1\t3\n");
+  S.clear();
+  writeRelations(1, OS);
+  EXPECT_EQ(S, "2\nType\t0\nNext\t1\n");
+}
+
+} // namespace

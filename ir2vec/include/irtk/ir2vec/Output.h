@@ -17,12 +17,15 @@
 #define IRTK_IR2VEC_OUTPUT_H
 
 #include "irtk/ir2vec/Embedder.h"
+#include "irtk/ir2vec/Triplets.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Function;
@@ -89,10 +92,33 @@ struct TripletSummary {
   unsigned Functions = 0;
 };
 
-/// Writes the triplet lines of \p M ("head\ttail\trelation", no header),
-/// only for \p FunctionName (symbol or demangled) when it is not empty.
+/// Appends the triplets of \p M to \p Out, only for \p FunctionName (symbol
+/// or demangled) when it is not empty.
+TripletSummary collectModuleTriplets(const llvm::Module &M,
+                                     std::vector<Triplet> &Out,
+                                     llvm::StringRef FunctionName = "");
+
+/// Writes one triplet line: "head\ttail\trelation\n".
+void writeTripletLine(const Triplet &T, llvm::raw_ostream &OS);
+
+/// Writes the triplet lines of \p M (no header), only for \p FunctionName
+/// when it is not empty.
 TripletSummary writeTriplets(const llvm::Module &M, llvm::raw_ostream &OS,
                              llvm::StringRef FunctionName = "");
+
+/// Remembers triplets to drop repeats across modules.
+class TripletDeduplicator {
+public:
+  /// True the first time \p T is seen.
+  bool insert(const Triplet &T);
+
+private:
+  llvm::DenseSet<uint64_t> Seen;
+};
+
+/// Writes OpenKE's relation2id: the count, then "Type\t0", "Next\t1" and
+/// "Arg<i>\t<i+2>" up to \p MaxRelation, as upstream's triplet recipe does.
+void writeRelations(unsigned MaxRelation, llvm::raw_ostream &OS);
 
 /// Writes the MAX_RELATION header line for \p MaxRelation.
 void writeTripletHeader(unsigned MaxRelation, llvm::raw_ostream &OS);
