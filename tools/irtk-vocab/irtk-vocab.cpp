@@ -23,6 +23,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cmath>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -33,12 +34,16 @@ static constexpr const char *ToolName = "irtk-vocab";
 
 static const char *const Usage =
     "USAGE: irtk-vocab validate [--strict] <vocab.json|-> ...\n"
-    "       irtk-vocab stats <vocab.json|->\n\n"
+    "       irtk-vocab stats <vocab.json|->\n"
+    "       irtk-vocab diff <a.json> <b.json>\n\n"
     "validate  load each vocabulary with LLVM 22's rules and report problems\n"
     "          (--strict: also require all 110 entities)\n"
     "stats     print dimension, coverage per entity group, missing entities "
     "and\n"
-    "          vector norms (weights applied, as the embedders see them)\n";
+    "          vector norms (weights applied, as the embedders see them)\n"
+    "diff      per entity: cosine similarity and distance of the weighted\n"
+    "          vectors of two vocabularies of one dimension, as tab-separated\n"
+    "          lines, then a summary line\n";
 
 static int usageError(const std::string &Msg) {
   WithColor::error(errs(), ToolName) << Msg << '\n';
@@ -110,18 +115,65 @@ static int runStats(const std::string &File) {
   return 0;
 }
 
+static int runDiff(const std::string &FileA, const std::string &FileB) {
+  Expected<Vocabulary> A = Vocabulary::loadFromFile(FileA);
+  if (!A) {
+    WithColor::error(errs(), ToolName) << toString(A.takeError()) << '\n';
+    return 1;
+  }
+  Expected<Vocabulary> B = Vocabulary::loadFromFile(FileB);
+  if (!B) {
+    WithColor::error(errs(), ToolName) << toString(B.takeError()) << '\n';
+    return 1;
+  }
+  Expected<std::vector<EntityDiff>> Diffs =
+      compareVocabularies(*A, *B, FileA, FileB);
+  if (!Diffs) {
+    WithColor::error(errs(), ToolName) << toString(Diffs.takeError()) << '\n';
+    return 1;
+  }
+  raw_ostream &OS = outs();
+  OS << "entity\tid\tin_a\tin_b\tcosine\tdistance\n";
+  unsigned Both = 0;
+  double SumCos = 0, MinCos = 2;
+  EntityId MinId = 0;
+  for (const EntityDiff &D : *Diffs) {
+    OS << entityName(D.Id) << '\t' << D.Id << '\t' << (D.InA ? "yes" : "no")
+       << '\t' << (D.InB ? "yes" : "no") << '\t';
+    if (std::isnan(D.Cosine))
+      OS << "nan";
+    else
+      OS << format("%.6f", D.Cosine);
+    OS << '\t' << format("%.6f", D.Distance) << '\n';
+    if (std::isnan(D.Cosine))
+      continue;
+    ++Both;
+    SumCos += D.Cosine;
+    if (D.Cosine < MinCos) {
+      MinCos = D.Cosine;
+      MinId = D.Id;
+    }
+  }
+  OS << "# compared " << Both << " entities with non-zero vectors in both";
+  if (Both)
+    OS << "; mean cosine " << format("%.6f", SumCos / Both) << "; min cosine "
+       << format("%.6f", MinCos) << " (" << entityName(MinId) << ")";
+  OS << '\n';
+  return 0;
+}
+
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
   if (Argc < 2)
-    return usageError("please specify a command: validate or stats");
+    return usageError("please specify a command: validate, stats or diff");
   std::string Cmd = Argv[1];
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
     outs() << Usage;
     return 0;
   }
-  if (Cmd != "validate" && Cmd != "stats")
+  if (Cmd != "validate" && Cmd != "stats" && Cmd != "diff")
     return usageError("unknown command '" + Cmd +
-                      "'; expected validate or stats");
+                      "'; expected validate, stats or diff");
 
   bool Strict = false;
   std::vector<std::string> Files;
@@ -151,6 +203,11 @@ int main(int Argc, char **Argv) {
     return runValidate(Files, Strict);
   if (Strict)
     return usageError("--strict applies to validate only");
+  if (Cmd == "diff") {
+    if (Files.size() != 2)
+      return usageError("diff takes exactly two vocabulary files");
+    return runDiff(Files[0], Files[1]);
+  }
   if (Files.size() != 1)
     return usageError("stats takes exactly one vocabulary file");
   return runStats(Files.front());

@@ -62,4 +62,27 @@ VocabStats computeStats(const Vocabulary &V) {
   return S;
 }
 
+Expected<std::vector<EntityDiff>> compareVocabularies(const Vocabulary &A,
+                                                      const Vocabulary &B,
+                                                      StringRef NameA,
+                                                      StringRef NameB) {
+  if (A.dimension() != B.dimension())
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot compare " + NameA + " (dimension " +
+                                 Twine(A.dimension()) + ") with " + NameB +
+                                 " (dimension " + Twine(B.dimension()) + ")");
+  std::vector<EntityDiff> Diffs;
+  const unsigned Dim = A.dimension();
+  for (EntityId Id = 0; Id < NumEntities; ++Id) {
+    Eigen::Map<const Eigen::VectorXd> VA(A.data(Id), Dim), VB(B.data(Id), Dim);
+    EntityDiff D{Id, A.isPresent(Id), B.isPresent(Id),
+                 std::numeric_limits<double>::quiet_NaN(), (VA - VB).norm()};
+    double Norms = VA.norm() * VB.norm();
+    if (D.InA && D.InB && Norms > 0)
+      D.Cosine = VA.dot(VB) / Norms;
+    Diffs.push_back(D);
+  }
+  return Diffs;
+}
+
 } // namespace irtk::vocab

@@ -210,3 +210,43 @@ TEST(VocabularyTest, StatsCountCoverageAndNorms) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(VocabularyTest, CompareVocabularies) {
+  Expected<Vocabulary> A = Vocabulary::loadFromBuffer(
+      R"({"Opcodes": {"Ret": [1, 0]}, "Types": {"VoidTy": [3, 4]},
+          "Arguments": {"Variable": [1, 1]}})",
+      "a");
+  Expected<Vocabulary> B = Vocabulary::loadFromBuffer(
+      R"({"Opcodes": {"Ret": [2, 0], "Br": [1, 1]},
+          "Types": {"VoidTy": [-3, -4]}, "Arguments": {"Variable": [0, 0]}})",
+      "b");
+  IRTK_ASSERT_OK(A);
+  IRTK_ASSERT_OK(B);
+  Expected<std::vector<EntityDiff>> D = compareVocabularies(*A, *B, "a", "b");
+  IRTK_ASSERT_OK(D);
+  ASSERT_EQ(D->size(), NumEntities);
+  EXPECT_DOUBLE_EQ((*D)[0].Cosine, 1.0); // Ret: same direction
+  EXPECT_DOUBLE_EQ((*D)[0].Distance, 1.0);
+  EXPECT_FALSE((*D)[1].InA); // Br
+  EXPECT_TRUE((*D)[1].InB);
+  EXPECT_TRUE(std::isnan((*D)[1].Cosine));
+  EXPECT_DOUBLE_EQ((*D)[69].Cosine, -1.0); // VoidTy
+  EXPECT_DOUBLE_EQ((*D)[69].Distance, 5.0);
+  EXPECT_TRUE(std::isnan((*D)[83].Cosine)); // Variable: zero in b
+}
+
+TEST(VocabularyTest, CompareNeedsOneDimension) {
+  Expected<Vocabulary> A = Vocabulary::loadFromBuffer(
+      R"({"Opcodes": {"Ret": [1]}, "Types": {"VoidTy": [1]},
+          "Arguments": {"Variable": [1]}})",
+      "a");
+  Expected<Vocabulary> B = Vocabulary::loadFromBuffer(Small, "b");
+  IRTK_ASSERT_OK(A);
+  IRTK_ASSERT_OK(B);
+  EXPECT_EQ(toString(compareVocabularies(*A, *B, "a", "b").takeError()),
+            "cannot compare a (dimension 1) with b (dimension 2)");
+}
+
+} // namespace

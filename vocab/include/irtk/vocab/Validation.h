@@ -40,6 +40,23 @@ struct VocabStats {
 
 VocabStats computeStats(const Vocabulary &V);
 
+/// How one entity's vector differs between two vocabularies.
+struct EntityDiff {
+  EntityId Id;
+  bool InA, InB;
+  /// Cosine similarity of the weighted vectors; NaN unless both are present
+  /// and non-zero.
+  double Cosine;
+  /// Euclidean distance of the weighted vectors.
+  double Distance;
+};
+
+/// Compares \p A and \p B entity by entity. Fails when their dimensions
+/// differ (naming \p NameA and \p NameB).
+llvm::Expected<std::vector<EntityDiff>>
+compareVocabularies(const Vocabulary &A, const Vocabulary &B,
+                    llvm::StringRef NameA, llvm::StringRef NameB);
+
 } // namespace irtk::vocab
 
 #endif // IRTK_VOCAB_VALIDATION_H
