@@ -17,6 +17,7 @@
 
 #include "Driver.h"
 
+#include "irtk/ir2vec/Corpus.h"
 #include "irtk/ir2vec/Output.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -320,10 +321,29 @@ Error run(const Options &O) {
   });
   raw_ostream &Body = Spool ? static_cast<raw_ostream &>(*Spool) : Out.os();
 
-  const int N = static_cast<int>(O.Inputs.size());
-  int Threads = O.Threads ? static_cast<int>(O.Threads) : omp_get_max_threads();
-  Threads = std::max(1, std::min(Threads, N));
+  // MLGO corpora (a directory with corpus_description.json, or that file)
+  // stand for their modules. A corpus whose description cannot be read
+  // counts as one failed input.
+  std::vector<std::string> Inputs;
   unsigned Failed = 0, Matched = 0, MaxRelation = 1;
+  for (const std::string &In : O.Inputs) {
+    if (In == "-" || !ir2vec::isCorpus(In)) {
+      Inputs.push_back(In);
+      continue;
+    }
+    Expected<std::vector<std::string>> Modules = ir2vec::readCorpusModules(In);
+    if (!Modules) {
+      WithColor::error(errs(), ToolName)
+          << toString(Modules.takeError()) << '\n';
+      ++Failed;
+      continue;
+    }
+    Inputs.insert(Inputs.end(), Modules->begin(), Modules->end());
+  }
+  const int N = static_cast<int>(Inputs.size());
+  const unsigned Total = N + Failed;
+  int Threads = O.Threads ? static_cast<int>(O.Threads) : omp_get_max_threads();
+  Threads = std::max(1, std::min(Threads, std::max(N, 1)));
   const vocab::Vocabulary *VP = V ? &*V : nullptr;
 
   ir2vec::TripletDeduplicator Dedup;
@@ -351,11 +371,10 @@ Error run(const Options &O) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(Threads)
   for (int I = 0; I < N; ++I) {
     Emitter.waitForTurnWithin(I);
-    Emitter.submit(I,
-                   processInput(O.Inputs[I], O, VP, N == 1 ? &Body : nullptr));
+    Emitter.submit(I, processInput(Inputs[I], O, VP, N == 1 ? &Body : nullptr));
   }
 
-  if (Failed == static_cast<unsigned>(N)) {
+  if (Total > 0 && Failed == Total) {
     Out.discard();
     // Each failure was reported as it was met; nothing more to say.
     return createStringError(inconvertibleErrorCode(), "");
@@ -406,9 +425,9 @@ Error run(const Options &O) {
   }
   if (Failed)
     return createStringError(inconvertibleErrorCode(),
-                             Twine(Failed) + " of " + Twine(N) +
+                             Twine(Failed) + " of " + Twine(Total) +
                                  " inputs failed; the output holds the other " +
-                                 Twine(N - Failed));
+                                 Twine(Total - Failed));
   return Error::success();
 }
 

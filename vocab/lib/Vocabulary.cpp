@@ -15,12 +15,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/vocab/Vocabulary.h"
+#include "irtk/vocab/JSONDiagnostics.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Regex.h"
 
 #include <cmath>
 
@@ -30,19 +30,6 @@ namespace irtk::vocab {
 
 static Error vocabError(StringRef Name, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
-}
-
-/// Rewrites llvm::json's "[L:C, byte=B]: msg" as "Name:L:C: invalid JSON:
-/// msg", the shape compilers use for positions.
-static Error jsonSyntaxError(StringRef Name, Error E) {
-  std::string Msg = toString(std::move(E));
-  static const Regex Pos("^\\[([0-9]+):([0-9]+), byte=[0-9]+\\]: (.*)$");
-  SmallVector<StringRef, 4> M;
-  if (Pos.match(Msg, &M))
-    return createStringError(inconvertibleErrorCode(),
-                             Name + ":" + M[1] + ":" + M[2] +
-                                 ": invalid JSON: " + M[3]);
-  return vocabError(Name, "invalid JSON: " + Msg);
 }
 
 namespace {
@@ -124,7 +111,7 @@ Expected<Vocabulary> Vocabulary::loadFromBuffer(StringRef Text, StringRef Name,
                                                 const Weights &W) {
   Expected<json::Value> Root = json::parse(Text);
   if (!Root)
-    return jsonSyntaxError(Name, Root.takeError());
+    return jsonSyntaxError(Name, Text, Root.takeError());
   const json::Object *RootObj = Root->getAsObject();
   if (!RootObj)
     return vocabError(Name, "JSON root is not an object");
