@@ -13,9 +13,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/vocab/TransE.h"
 #include "irtk/vocab/Validation.h"
 #include "irtk/vocab/Vocabulary.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -35,7 +37,12 @@ static constexpr const char *ToolName = "irtk-vocab";
 static const char *const Usage =
     "USAGE: irtk-vocab validate [--strict] <vocab.json|-> ...\n"
     "       irtk-vocab stats <vocab.json|->\n"
-    "       irtk-vocab diff <a.json> <b.json>\n\n"
+    "       irtk-vocab diff <a.json> <b.json>\n"
+    "       irtk-vocab train <triplets|-> -o <vocab.json> [--dim N] [--epochs "
+    "N]\n"
+    "                  [--lr X] [--margin X] [--batch-size N] [--distance "
+    "L1|L2]\n"
+    "                  [--seed N] [-j N] [--quiet]\n\n"
     "validate  load each vocabulary with LLVM 22's rules and report problems\n"
     "          (--strict: also require all 110 entities)\n"
     "stats     print dimension, coverage per entity group, missing entities "
@@ -43,7 +50,11 @@ static const char *const Usage =
     "          vector norms (weights applied, as the embedders see them)\n"
     "diff      per entity: cosine similarity and distance of the weighted\n"
     "          vectors of two vocabularies of one dimension, as tab-separated\n"
-    "          lines, then a summary line\n";
+    "          lines, then a summary line\n"
+    "train     learn a vocabulary with TransE from `llvm-ir2vec triplets`\n"
+    "          output (ours or upstream's) or OpenKE's train2id.txt; writes\n"
+    "          all 110 entities in upstream's JSON format (defaults: dim 75,\n"
+    "          100 epochs, lr 0.5, margin 1, batch 1024, L1, seed 1)\n";
 
 static int usageError(const std::string &Msg) {
   WithColor::error(errs(), ToolName) << Msg << '\n';
@@ -162,26 +173,93 @@ static int runDiff(const std::string &FileA, const std::string &FileB) {
   return 0;
 }
 
+static int runTrain(const std::string &TripletsPath, const std::string &Output,
+                    const TransEOptions &Opts, bool Quiet) {
+  Expected<TripletSet> Data = readTriplets(TripletsPath);
+  if (!Data) {
+    WithColor::error(errs(), ToolName) << toString(Data.takeError()) << '\n';
+    return 1;
+  }
+  if (!Quiet)
+    errs() << "training on " << Data->Triplets.size() << " triplets, "
+           << Data->NumRelations << " relations, dimension " << Opts.Dimension
+           << '\n';
+  Expected<TransEModel> Model =
+      trainTransE(*Data, Opts, [&](const EpochReport &R) {
+        if (!Quiet)
+          errs() << "epoch " << R.Epoch << "/" << Opts.Epochs << ": loss "
+                 << format("%.6f", R.MeanLoss) << '\n';
+      });
+  if (!Model) {
+    WithColor::error(errs(), ToolName) << toString(Model.takeError()) << '\n';
+    return 1;
+  }
+  // Written beside the destination and renamed: no half-written vocabulary.
+  Expected<sys::fs::TempFile> Temp =
+      sys::fs::TempFile::create(Output + "-%%%%%%.tmp");
+  if (!Temp) {
+    WithColor::error(errs(), ToolName)
+        << "cannot open output file '" << Output
+        << "': " << toString(Temp.takeError()) << '\n';
+    return 1;
+  }
+  {
+    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    writeVocabularyJSON(Model->Entities, OS);
+    OS.flush();
+    if (OS.has_error()) {
+      WithColor::error(errs(), ToolName)
+          << "cannot write '" << Output << "': " << OS.error().message()
+          << '\n';
+      OS.clear_error();
+      consumeError(Temp->discard());
+      return 1;
+    }
+  }
+  if (Error E = Temp->keep(Output)) {
+    WithColor::error(errs(), ToolName)
+        << "cannot write '" << Output << "': " << toString(std::move(E))
+        << '\n';
+    return 1;
+  }
+  return 0;
+}
+
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
   if (Argc < 2)
-    return usageError("please specify a command: validate, stats or diff");
+    return usageError(
+        "please specify a command: validate, stats, diff or train");
   std::string Cmd = Argv[1];
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
     outs() << Usage;
     return 0;
   }
-  if (Cmd != "validate" && Cmd != "stats" && Cmd != "diff")
+  if (Cmd != "validate" && Cmd != "stats" && Cmd != "diff" && Cmd != "train")
     return usageError("unknown command '" + Cmd +
-                      "'; expected validate, stats or diff");
+                      "'; expected validate, stats, diff or train");
 
-  bool Strict = false;
+  bool Strict = false, Quiet = false;
   std::vector<std::string> Files;
+  std::string Output, Distance = "L1";
+  TransEOptions Train;
   po::options_description Desc("Options");
-  Desc.add_options()("strict", po::bool_switch(&Strict),
-                     "Require all entities (validate)")("help,h",
-                                                        "Display usage")(
-      "input", po::value<std::vector<std::string>>(&Files), "Vocabularies");
+  // clang-format off
+  Desc.add_options()
+    ("strict", po::bool_switch(&Strict), "Require all entities (validate)")
+    ("help,h", "Display usage")
+    ("output,o", po::value<std::string>(&Output), "Output vocabulary (train)")
+    ("dim", po::value<unsigned>(&Train.Dimension), "Dimension (train)")
+    ("epochs", po::value<unsigned>(&Train.Epochs), "Epochs (train)")
+    ("lr", po::value<double>(&Train.LearningRate), "Learning rate (train)")
+    ("margin", po::value<double>(&Train.Margin), "Margin (train)")
+    ("batch-size", po::value<unsigned>(&Train.BatchSize), "Batch size (train)")
+    ("distance", po::value<std::string>(&Distance), "L1 or L2 (train)")
+    ("seed", po::value<uint64_t>(&Train.Seed), "Random seed (train)")
+    ("threads,j", po::value<unsigned>(&Train.Threads), "Threads (train)")
+    ("quiet,q", po::bool_switch(&Quiet), "No progress lines (train)")
+    ("input", po::value<std::vector<std::string>>(&Files), "Input files");
+  // clang-format on
   po::positional_options_description Pos;
   Pos.add("input", -1);
   try {
@@ -196,6 +274,24 @@ int main(int Argc, char **Argv) {
     po::notify(VM);
   } catch (const std::exception &E) {
     return usageError(E.what());
+  }
+  if (Cmd == "train") {
+    if (Files.size() != 1)
+      return usageError("train takes exactly one triplets file");
+    if (Output.empty())
+      return usageError("train needs -o <vocab.json>");
+    if (Distance == "L1" || Distance == "l1")
+      Train.Distance = DistanceKind::L1;
+    else if (Distance == "L2" || Distance == "l2")
+      Train.Distance = DistanceKind::L2;
+    else
+      return usageError("invalid --distance '" + Distance +
+                        "'; expected L1 or L2");
+    if (Train.Dimension == 0 || Train.BatchSize == 0 || Train.Threads > 4096 ||
+        !(Train.LearningRate > 0) || !(Train.Margin >= 0))
+      return usageError("--dim, --batch-size and --lr must be positive, "
+                        "--margin not negative, -j at most 4096");
+    return runTrain(Files.front(), Output, Train, Quiet);
   }
   if (Files.empty())
     return usageError("no vocabulary file given");

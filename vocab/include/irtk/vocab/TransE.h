@@ -1,0 +1,95 @@
+//===- TransE.h - Training a vocabulary from triplets -----------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// TransE (Bordes et al., 2013) over the (head, tail, relation) triplets that
+/// `llvm-ir2vec triplets` writes: entity and relation vectors such that
+/// head + relation is close to tail, learned with a margin ranking loss
+/// against corrupted triplets (head or tail replaced by a random entity),
+/// entity vectors renormalized to unit length before every batch. The
+/// learned entity vectors form an IR2Vec vocabulary.
+///
+/// Training is deterministic for a given seed and thread count: every batch
+/// draws its negatives from a generator seeded by (seed, epoch, batch), and
+/// per-thread gradients are summed in thread order.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_VOCAB_TRANSE_H
+#define IRTK_VOCAB_TRANSE_H
+
+#include "irtk/vocab/Entities.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace irtk::vocab {
+
+struct TrainingTriplet {
+  EntityId Head;
+  EntityId Tail;
+  unsigned Relation;
+};
+
+struct TripletSet {
+  std::vector<TrainingTriplet> Triplets;
+  /// Number of relations (largest relation id + 1).
+  unsigned NumRelations = 0;
+};
+
+/// Reads triplets as `llvm-ir2vec triplets` writes them (ours or
+/// upstream's: an optional "MAX_RELATION=<n>" header) or as OpenKE's
+/// train2id.txt (a count line first), one "head tail relation" per line,
+/// tab- or space-separated. Errors name \p Path and the line.
+llvm::Expected<TripletSet> readTriplets(llvm::StringRef Path);
+
+enum class DistanceKind { L1, L2 };
+
+struct TransEOptions {
+  unsigned Dimension = 75;
+  unsigned Epochs = 100;
+  double LearningRate = 0.5;
+  double Margin = 1.0;
+  unsigned BatchSize = 1024;
+  DistanceKind Distance = DistanceKind::L1;
+  uint64_t Seed = 1;
+  /// 0: OpenMP's default.
+  unsigned Threads = 0;
+};
+
+struct EpochReport {
+  unsigned Epoch;
+  /// Mean margin loss over the epoch's triplets.
+  double MeanLoss;
+};
+
+/// The trained entity vectors, one per entity id.
+struct TransEModel {
+  std::vector<std::vector<double>> Entities;
+  std::vector<std::vector<double>> Relations;
+};
+
+/// Trains on \p Data. \p Progress, when set, is called after every epoch.
+llvm::Expected<TransEModel>
+trainTransE(const TripletSet &Data, const TransEOptions &Opts,
+            const std::function<void(const EpochReport &)> &Progress = {});
+
+/// Writes \p Entities (NumEntities vectors) as a vocabulary in upstream's
+/// JSON format: "Opcodes", "Types" and "Arguments" (operand kinds and
+/// predicates), keys in id order, numbers in shortest round-trip form.
+void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
+                         llvm::raw_ostream &OS);
+
+} // namespace irtk::vocab
+
+#endif // IRTK_VOCAB_TRANSE_H

@@ -1,0 +1,311 @@
+//===- TransE.cpp - Training a vocabulary from triplets -------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Triplet reading and TransE training with Eigen and OpenMP.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/vocab/TransE.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <Eigen/Core>
+#include <omp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace llvm;
+
+namespace irtk::vocab {
+
+/// Relation ids beyond this are surely not from llvm-ir2vec.
+static constexpr unsigned MaxRelationId = 1u << 16;
+
+static Error tripletError(StringRef Path, size_t Line, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(),
+                           Path + ":" + Twine(Line) + ": " + Msg);
+}
+
+Expected<TripletSet> readTriplets(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+      MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
+  if (!Buf)
+    return createStringError(
+        inconvertibleErrorCode(),
+        Name + ": cannot read triplets: " + Buf.getError().message());
+  TripletSet Set;
+  unsigned MaxRelation = 1;
+  std::optional<size_t> DeclaredCount;
+  bool SeenData = false;
+  size_t LineNo = 0;
+  StringRef Rest = (*Buf)->getBuffer();
+  while (!Rest.empty()) {
+    StringRef Line;
+    std::tie(Line, Rest) = Rest.split('\n');
+    ++LineNo;
+    Line = Line.trim();
+    if (Line.empty())
+      continue;
+    if (!SeenData && Line.consume_front("MAX_RELATION=")) {
+      unsigned Header;
+      if (Line.getAsInteger(10, Header) || Header >= MaxRelationId)
+        return tripletError(Name, LineNo, "bad MAX_RELATION header");
+      MaxRelation = std::max(MaxRelation, Header);
+      SeenData = true;
+      continue;
+    }
+    SmallVector<StringRef, 4> Fields;
+    Line.split(Fields, ' ', -1, /*KeepEmpty=*/false);
+    if (Fields.size() == 1 && Line.contains('\t')) {
+      Fields.clear();
+      Line.split(Fields, '\t', -1, /*KeepEmpty=*/false);
+    }
+    if (Fields.size() != 3) {
+      SmallVector<StringRef, 4> Mixed;
+      for (StringRef F : Fields) {
+        SmallVector<StringRef, 4> Parts;
+        F.split(Parts, '\t', -1, /*KeepEmpty=*/false);
+        Mixed.append(Parts.begin(), Parts.end());
+      }
+      Fields = Mixed;
+    }
+    if (!SeenData && Fields.size() == 1) {
+      size_t Count;
+      if (Fields[0].getAsInteger(10, Count))
+        return tripletError(Name, LineNo,
+                            "expected a triplet count or "
+                            "'head tail relation'");
+      DeclaredCount = Count; // OpenKE's train2id.txt
+      SeenData = true;
+      continue;
+    }
+    SeenData = true;
+    unsigned H, T, R;
+    if (Fields.size() != 3 || Fields[0].getAsInteger(10, H) ||
+        Fields[1].getAsInteger(10, T) || Fields[2].getAsInteger(10, R))
+      return tripletError(Name, LineNo,
+                          "expected 'head tail relation', got '" + Line + "'");
+    if (H >= NumEntities || T >= NumEntities)
+      return tripletError(Name, LineNo,
+                          "entity id " + Twine(std::max(H, T)) +
+                              " out of range (LLVM 22 has " +
+                              Twine(NumEntities) + " entities)");
+    if (R >= MaxRelationId)
+      return tripletError(Name, LineNo,
+                          "relation id " + Twine(R) + " out of range");
+    MaxRelation = std::max(MaxRelation, R);
+    Set.Triplets.push_back({H, T, R});
+  }
+  if (DeclaredCount && *DeclaredCount != Set.Triplets.size())
+    return createStringError(inconvertibleErrorCode(),
+                             Name + ": the count line says " +
+                                 Twine(*DeclaredCount) + " triplets, but " +
+                                 Twine(Set.Triplets.size()) + " follow");
+  if (Set.Triplets.empty())
+    return createStringError(inconvertibleErrorCode(), Name + ": no triplets");
+  Set.NumRelations = MaxRelation + 1;
+  return Set;
+}
+
+/// SplitMix64: a small, well-mixed generator whose stream is fully defined
+/// by its seed (unlike std:: distributions, whose algorithms vary by
+/// library).
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t Seed) : State(Seed) {}
+  uint64_t next() {
+    uint64_t Z = (State += 0x9e3779b97f4a7c15ULL);
+    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebULL;
+    return Z ^ (Z >> 31);
+  }
+  /// Uniform in [0, N).
+  uint64_t below(uint64_t N) { return next() % N; }
+  /// Uniform in [-1, 1).
+  double symmetric() { return (next() >> 11) * 0x1.0p-52 - 1.0; }
+
+private:
+  uint64_t State;
+};
+
+static uint64_t mix(uint64_t A, uint64_t B, uint64_t C) {
+  SplitMix64 G(A ^ (B * 0x9e3779b97f4a7c15ULL) ^ (C * 0xc2b2ae3d27d4eb4fULL));
+  return G.next();
+}
+
+using Matrix =
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+Expected<TransEModel>
+trainTransE(const TripletSet &Data, const TransEOptions &Opts,
+            const std::function<void(const EpochReport &)> &Progress) {
+  if (Opts.Dimension == 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "the dimension must be positive");
+  if (Opts.BatchSize == 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "the batch size must be positive");
+  if (!(Opts.LearningRate > 0) || !std::isfinite(Opts.LearningRate))
+    return createStringError(inconvertibleErrorCode(),
+                             "the learning rate must be a positive number");
+  if (!(Opts.Margin >= 0) || !std::isfinite(Opts.Margin))
+    return createStringError(inconvertibleErrorCode(),
+                             "the margin must be a non-negative number");
+  if (Data.Triplets.empty() || Data.NumRelations == 0)
+    return createStringError(inconvertibleErrorCode(), "no triplets");
+
+  const unsigned D = Opts.Dimension;
+  const int Threads =
+      Opts.Threads ? static_cast<int>(Opts.Threads) : omp_get_max_threads();
+  const size_t NumRel = Data.NumRelations;
+
+  // Initialisation as in the TransE paper: uniform in +-6/sqrt(d),
+  // relations normalised once.
+  Matrix E(NumEntities, D), R(NumRel, D);
+  SplitMix64 Init(mix(Opts.Seed, 0xE, 0));
+  const double Bound = 6.0 / std::sqrt(double(D));
+  for (Eigen::Index I = 0; I < E.size(); ++I)
+    E.data()[I] = Bound * Init.symmetric();
+  for (Eigen::Index I = 0; I < R.size(); ++I)
+    R.data()[I] = Bound * Init.symmetric();
+  for (Eigen::Index I = 0; I < R.rows(); ++I)
+    if (double N = R.row(I).norm(); N > 0)
+      R.row(I) /= N;
+
+  std::vector<Matrix> GE(Threads, Matrix::Zero(NumEntities, D));
+  std::vector<Matrix> GR(Threads, Matrix::Zero(NumRel, D));
+  std::vector<double> ThreadLoss(Threads);
+  std::vector<size_t> Order(Data.Triplets.size());
+  std::iota(Order.begin(), Order.end(), 0);
+  const size_t N = Order.size();
+  const bool L1 = Opts.Distance == DistanceKind::L1;
+
+  for (unsigned Epoch = 0; Epoch < Opts.Epochs; ++Epoch) {
+    // Fisher-Yates with our own generator: the same order everywhere.
+    SplitMix64 Shuffle(mix(Opts.Seed, 0x5, Epoch));
+    for (size_t I = N - 1; I > 0; --I)
+      std::swap(Order[I], Order[Shuffle.below(I + 1)]);
+
+    double EpochLoss = 0;
+    for (size_t Begin = 0; Begin < N; Begin += Opts.BatchSize) {
+      const size_t End = std::min(N, Begin + Opts.BatchSize);
+      for (Eigen::Index I = 0; I < E.rows(); ++I)
+        if (double Norm = E.row(I).norm(); Norm > 0)
+          E.row(I) /= Norm;
+
+#pragma omp parallel num_threads(Threads)
+      {
+        const int Tid = omp_get_thread_num();
+        const int NT = omp_get_num_threads();
+        Matrix &MyGE = GE[Tid], &MyGR = GR[Tid];
+        MyGE.setZero();
+        MyGR.setZero();
+        double Loss = 0;
+        Eigen::VectorXd Pos(D), Neg(D), GPos(D), GNeg(D);
+        const size_t Chunk = (End - Begin + NT - 1) / NT;
+        const size_t From = Begin + Tid * Chunk;
+        const size_t To = std::min(End, From + Chunk);
+        for (size_t K = From; K < To; ++K) {
+          const TrainingTriplet &T = Data.Triplets[Order[K]];
+          // The negative of sample K depends only on (seed, epoch, K).
+          SplitMix64 Neg1(mix(Opts.Seed, Epoch + 1, K));
+          bool CorruptHead = Neg1.next() & 1;
+          EntityId Orig = CorruptHead ? T.Head : T.Tail;
+          EntityId Repl = static_cast<EntityId>(Neg1.below(NumEntities - 1));
+          if (Repl >= Orig)
+            ++Repl;
+          EntityId NH = CorruptHead ? Repl : T.Head;
+          EntityId NTl = CorruptHead ? T.Tail : Repl;
+          Pos = E.row(T.Head).transpose() + R.row(T.Relation).transpose() -
+                E.row(T.Tail).transpose();
+          Neg = E.row(NH).transpose() + R.row(T.Relation).transpose() -
+                E.row(NTl).transpose();
+          double DP = L1 ? Pos.lpNorm<1>() : Pos.norm();
+          double DN = L1 ? Neg.lpNorm<1>() : Neg.norm();
+          double L = Opts.Margin + DP - DN;
+          if (L <= 0)
+            continue;
+          Loss += L;
+          if (L1) {
+            GPos = Pos.array().sign().matrix();
+            GNeg = Neg.array().sign().matrix();
+          } else {
+            GPos =
+                DP > 0 ? Eigen::VectorXd(Pos / DP) : Eigen::VectorXd::Zero(D);
+            GNeg =
+                DN > 0 ? Eigen::VectorXd(Neg / DN) : Eigen::VectorXd::Zero(D);
+          }
+          MyGE.row(T.Head) += GPos.transpose();
+          MyGE.row(T.Tail) -= GPos.transpose();
+          MyGR.row(T.Relation) += (GPos - GNeg).transpose();
+          MyGE.row(NH) -= GNeg.transpose();
+          MyGE.row(NTl) += GNeg.transpose();
+        }
+        ThreadLoss[Tid] = Loss;
+      }
+      // The step follows the batch's mean gradient (the loss is the mean
+      // over the batch, as OpenKE's), summed in thread order: deterministic
+      // for a given thread count.
+      const double Step = Opts.LearningRate / double(End - Begin);
+      for (int Tid = 0; Tid < Threads; ++Tid) {
+        E -= Step * GE[Tid];
+        R -= Step * GR[Tid];
+        EpochLoss += ThreadLoss[Tid];
+        ThreadLoss[Tid] = 0;
+      }
+    }
+    if (Progress)
+      Progress({Epoch + 1, EpochLoss / double(N)});
+  }
+
+  for (Eigen::Index I = 0; I < E.rows(); ++I)
+    if (double Norm = E.row(I).norm(); Norm > 0)
+      E.row(I) /= Norm;
+  TransEModel M;
+  for (Eigen::Index I = 0; I < E.rows(); ++I)
+    M.Entities.emplace_back(E.row(I).data(), E.row(I).data() + D);
+  for (Eigen::Index I = 0; I < R.rows(); ++I)
+    M.Relations.emplace_back(R.row(I).data(), R.row(I).data() + D);
+  return M;
+}
+
+void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
+                         raw_ostream &OS) {
+  OS << "{\n";
+  for (JSONSectionKind S : {JSONSectionKind::Opcodes, JSONSectionKind::Types,
+                            JSONSectionKind::Arguments}) {
+    OS << (S == JSONSectionKind::Opcodes ? "" : ",\n") << "  \""
+       << jsonSectionName(S) << "\": {";
+    bool First = true;
+    for (EntityId Id = 0; Id < NumEntities; ++Id) {
+      if (jsonSectionOf(Id) != S)
+        continue;
+      OS << (First ? "\n" : ",\n") << "    \"" << entityName(Id) << "\": [";
+      First = false;
+      char Buf[64];
+      for (size_t I = 0; I < Entities[Id].size(); ++I) {
+        std::to_chars_result R =
+            std::to_chars(Buf, Buf + sizeof(Buf), Entities[Id][I]);
+        OS << (I ? ", " : "") << StringRef(Buf, R.ptr - Buf);
+      }
+      OS << "]";
+    }
+    OS << "\n  }";
+  }
+  OS << "\n}\n";
+}
+
+} // namespace irtk::vocab
