@@ -44,7 +44,19 @@ StringRef embeddingKindName(EmbeddingKind K) {
 }
 
 Embedder::Embedder(const Function &F, const vocab::Vocabulary &V)
-    : F(F), V(V), Dim(V.dimension()), InstScratch(Dim), BBScratch(Dim) {}
+    : F(F), V(V), Dim(V.dimension()), InstScratch(Dim), BBScratch(Dim),
+      ArgScratch(Dim) {}
+
+void Embedder::combineWithOperands(const Instruction &I, double *Out) const {
+  // Upstream's bracketing: (opcode + type) + operand sum, then the
+  // predicate. Rounding makes the order visible in the results.
+  VecMap Acc(Out, Dim);
+  Acc = ConstVecMap(V.data(vocab::opcodeEntity(I.getOpcode())), Dim);
+  Acc += ConstVecMap(V.data(typeEntity(I.getType())), Dim);
+  Acc += ConstVecMap(ArgScratch.data(), Dim);
+  if (const auto *Cmp = dyn_cast<CmpInst>(&I))
+    Acc += ConstVecMap(V.data(predicateEntity(Cmp->getPredicate())), Dim);
+}
 
 Embedder::~Embedder() = default;
 
@@ -93,31 +105,21 @@ namespace {
 class SymbolicEmbedder final : public Embedder {
 public:
   SymbolicEmbedder(const Function &F, const vocab::Vocabulary &V)
-      : Embedder(F, V), ArgScratch(Dim) {}
+      : Embedder(F, V) {}
 
   void computeInstVector(const Instruction &I, double *Out) override {
-    // Upstream's order: the operand vectors are summed on their own, then
-    // added to opcode + type. Rounding makes the order visible.
     VecMap Args(ArgScratch.data(), Dim);
     Args.setZero();
     for (const Use &Op : I.operands())
       Args += ConstVecMap(V.data(operandEntity(Op.get())), Dim);
-    VecMap Acc(Out, Dim);
-    Acc = ConstVecMap(V.data(vocab::opcodeEntity(I.getOpcode())), Dim);
-    Acc += ConstVecMap(V.data(typeEntity(I.getType())), Dim);
-    Acc += Args;
-    if (const auto *Cmp = dyn_cast<CmpInst>(&I))
-      Acc += ConstVecMap(V.data(predicateEntity(Cmp->getPredicate())), Dim);
+    combineWithOperands(I, Out);
   }
-
-private:
-  std::vector<double> ArgScratch;
 };
 
 class FlowAwareEmbedder final : public Embedder {
 public:
   FlowAwareEmbedder(const Function &F, const vocab::Vocabulary &V)
-      : Embedder(F, V), ArgScratch(Dim) {
+      : Embedder(F, V) {
     unsigned N = 0;
     for (const BasicBlock &BB : F)
       for (const Instruction &I : BB)
@@ -143,12 +145,7 @@ public:
           OpVec = V.data(operandEntity(Op.get()));
         Args += ConstVecMap(OpVec, Dim);
       }
-      VecMap Acc(Cached, Dim);
-      Acc = ConstVecMap(V.data(vocab::opcodeEntity(I.getOpcode())), Dim);
-      Acc += ConstVecMap(V.data(typeEntity(I.getType())), Dim);
-      Acc += Args;
-      if (const auto *Cmp = dyn_cast<CmpInst>(&I))
-        Acc += ConstVecMap(V.data(predicateEntity(Cmp->getPredicate())), Dim);
+      combineWithOperands(I, Cached);
       Computed[S] = true;
     }
     std::copy(Cached, Cached + Dim, Out);
@@ -158,7 +155,6 @@ private:
   DenseMap<const Instruction *, unsigned> Slot;
   std::vector<double> Cache;
   std::vector<bool> Computed;
-  std::vector<double> ArgScratch;
 };
 
 } // namespace

@@ -56,6 +56,12 @@ static const char *const Usage =
     "          all 110 entities in upstream's JSON format (defaults: dim 75,\n"
     "          100 epochs, lr 0.5, margin 1, batch 1024, L1, seed 1)\n";
 
+/// Prints \p E as one error line; returns the input-error exit status.
+static int inputError(Error E) {
+  WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
+  return 1;
+}
+
 static int usageError(const std::string &Msg) {
   WithColor::error(errs(), ToolName) << Msg << '\n';
   return 2;
@@ -66,8 +72,7 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
   for (const std::string &F : Files) {
     Expected<Vocabulary> V = Vocabulary::loadFromFile(F);
     if (!V) {
-      WithColor::error(errs(), ToolName) << toString(V.takeError()) << '\n';
-      Status = 1;
+      Status = inputError(V.takeError());
       continue;
     }
     std::string Name = F == "-" ? "<stdin>" : F;
@@ -79,8 +84,7 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
           << Name << ": no key names an LLVM 22 entity; every vector is zero\n";
     if (Strict) {
       if (Error E = checkComplete(*V, Name)) {
-        WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
-        Status = 1;
+        Status = inputError(std::move(E));
         continue;
       }
     }
@@ -93,10 +97,8 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
 
 static int runStats(const std::string &File) {
   Expected<Vocabulary> V = Vocabulary::loadFromFile(File);
-  if (!V) {
-    WithColor::error(errs(), ToolName) << toString(V.takeError()) << '\n';
-    return 1;
-  }
+  if (!V)
+    return inputError(V.takeError());
   VocabStats S = computeStats(*V);
   static const char *GroupNames[] = {"opcodes", "canonical types",
                                      "operand kinds", "predicates"};
@@ -128,21 +130,15 @@ static int runStats(const std::string &File) {
 
 static int runDiff(const std::string &FileA, const std::string &FileB) {
   Expected<Vocabulary> A = Vocabulary::loadFromFile(FileA);
-  if (!A) {
-    WithColor::error(errs(), ToolName) << toString(A.takeError()) << '\n';
-    return 1;
-  }
+  if (!A)
+    return inputError(A.takeError());
   Expected<Vocabulary> B = Vocabulary::loadFromFile(FileB);
-  if (!B) {
-    WithColor::error(errs(), ToolName) << toString(B.takeError()) << '\n';
-    return 1;
-  }
+  if (!B)
+    return inputError(B.takeError());
   Expected<std::vector<EntityDiff>> Diffs =
       compareVocabularies(*A, *B, FileA, FileB);
-  if (!Diffs) {
-    WithColor::error(errs(), ToolName) << toString(Diffs.takeError()) << '\n';
-    return 1;
-  }
+  if (!Diffs)
+    return inputError(Diffs.takeError());
   raw_ostream &OS = outs();
   OS << "entity\tid\tin_a\tin_b\tcosine\tdistance\n";
   unsigned Both = 0;
@@ -176,10 +172,8 @@ static int runDiff(const std::string &FileA, const std::string &FileB) {
 static int runTrain(const std::string &TripletsPath, const std::string &Output,
                     const TransEOptions &Opts, bool Quiet) {
   Expected<TripletSet> Data = readTriplets(TripletsPath);
-  if (!Data) {
-    WithColor::error(errs(), ToolName) << toString(Data.takeError()) << '\n';
-    return 1;
-  }
+  if (!Data)
+    return inputError(Data.takeError());
   if (!Quiet)
     errs() << "training on " << Data->Triplets.size() << " triplets, "
            << Data->NumRelations << " relations, dimension " << Opts.Dimension
@@ -190,10 +184,8 @@ static int runTrain(const std::string &TripletsPath, const std::string &Output,
           errs() << "epoch " << R.Epoch << "/" << Opts.Epochs << ": loss "
                  << format("%.6f", R.MeanLoss) << '\n';
       });
-  if (!Model) {
-    WithColor::error(errs(), ToolName) << toString(Model.takeError()) << '\n';
-    return 1;
-  }
+  if (!Model)
+    return inputError(Model.takeError());
   // Written beside the destination and renamed: no half-written vocabulary.
   Expected<sys::fs::TempFile> Temp =
       sys::fs::TempFile::create(Output + "-%%%%%%.tmp");

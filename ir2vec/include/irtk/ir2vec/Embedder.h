@@ -78,8 +78,13 @@ protected:
   const llvm::Function &F;
   const vocab::Vocabulary &V;
   const unsigned Dim;
-  /// Scratch for one instruction vector and one block vector.
-  std::vector<double> InstScratch, BBScratch;
+  /// Writes (V[opcode] + V[type]) + ArgScratch (+ V[predicate]) to \p Out:
+  /// the instruction vector once ArgScratch holds the operand sum.
+  void combineWithOperands(const llvm::Instruction &I, double *Out) const;
+
+  /// Scratch for one instruction vector, one block vector and one operand
+  /// sum.
+  std::vector<double> InstScratch, BBScratch, ArgScratch;
 };
 
 } // namespace irtk::ir2vec
