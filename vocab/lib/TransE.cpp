@@ -206,17 +206,20 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
         if (double Norm = E.row(I).norm(); Norm > 0)
           E.row(I) /= Norm;
 
+      int TeamSize = 1;
 #pragma omp parallel num_threads(Threads)
       {
         const int Tid = omp_get_thread_num();
         const int NT = omp_get_num_threads();
+#pragma omp single nowait
+        TeamSize = NT;
         Matrix &MyGE = GE[Tid], &MyGR = GR[Tid];
         MyGE.setZero();
         MyGR.setZero();
         double Loss = 0;
         Eigen::VectorXd Pos(D), Neg(D), GPos(D), GNeg(D);
         const size_t Chunk = (End - Begin + NT - 1) / NT;
-        const size_t From = Begin + Tid * Chunk;
+        const size_t From = std::min(End, Begin + Tid * Chunk);
         const size_t To = std::min(End, From + Chunk);
         for (size_t K = From; K < To; ++K) {
           const TrainingTriplet &T = Data.Triplets[Order[K]];
@@ -260,7 +263,9 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
       // over the batch, as OpenKE's), summed in thread order: deterministic
       // for a given thread count.
       const double Step = Opts.LearningRate / double(End - Begin);
-      for (int Tid = 0; Tid < Threads; ++Tid) {
+      // The runtime may give fewer threads than asked for: only the team's
+      // gradients are this batch's.
+      for (int Tid = 0; Tid < TeamSize; ++Tid) {
         E -= Step * GE[Tid];
         R -= Step * GR[Tid];
         EpochLoss += ThreadLoss[Tid];
