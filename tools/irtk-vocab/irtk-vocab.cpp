@@ -186,34 +186,15 @@ static int runTrain(const std::string &TripletsPath, const std::string &Output,
       });
   if (!Model)
     return inputError(Model.takeError());
-  // Written beside the destination and renamed: no half-written vocabulary.
-  Expected<sys::fs::TempFile> Temp =
-      sys::fs::TempFile::create(Output + "-%%%%%%.tmp");
-  if (!Temp) {
-    WithColor::error(errs(), ToolName)
-        << "cannot open output file '" << Output
-        << "': " << toString(Temp.takeError()) << '\n';
-    return 1;
-  }
-  {
-    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
-    writeVocabularyJSON(Model->Entities, OS);
-    OS.flush();
-    if (OS.has_error()) {
-      WithColor::error(errs(), ToolName)
-          << "cannot write '" << Output << "': " << OS.error().message()
-          << '\n';
-      OS.clear_error();
-      consumeError(Temp->discard());
-      return 1;
-    }
-  }
-  if (Error E = Temp->keep(Output)) {
-    WithColor::error(errs(), ToolName)
-        << "cannot write '" << Output << "': " << toString(std::move(E))
-        << '\n';
-    return 1;
-  }
+  // llvm::writeToOutput writes beside the destination and renames: no
+  // half-written vocabulary.
+  if (Error E = writeToOutput(Output, [&](raw_ostream &OS) {
+        writeVocabularyJSON(Model->Entities, OS);
+        return Error::success();
+      }))
+    return inputError(createStringError(inconvertibleErrorCode(),
+                                        "cannot write '" + Output +
+                                            "': " + toString(std::move(E))));
   return 0;
 }
 
