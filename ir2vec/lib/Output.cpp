@@ -246,6 +246,7 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
 TripletSummary collectModuleTriplets(const Module &M, std::vector<Triplet> &Out,
                                      StringRef FunctionName) {
   TripletSummary Summary;
+  size_t Before = Out.size();
   for (const Function &F : M) {
     if (F.isDeclaration())
       continue;
@@ -255,6 +256,7 @@ TripletSummary collectModuleTriplets(const Module &M, std::vector<Triplet> &Out,
         std::max(Summary.MaxRelation, collectTriplets(F, Out));
     ++Summary.Functions;
   }
+  Summary.Triplets = Out.size() - Before;
   return Summary;
 }
 

@@ -38,13 +38,20 @@ VocabAnalysis::Result VocabAnalysis::run(Module &M, ModuleAnalysisManager &) {
     R.V = Cached;
     return R;
   }
-  if (Opts.Path.empty()) {
-    M.getContext().emitError("irtk: IR2Vec vocabulary file path not "
-                             "specified; set it with -irtk-vocab-path");
-    return R;
+  StringRef Path = Opts.Path;
+  if (Path.empty()) {
+    if (Opts.DefaultPath.empty() || !sys::fs::exists(Opts.DefaultPath)) {
+      std::string Msg = "irtk: IR2Vec vocabulary file path not specified; "
+                        "set it with -irtk-vocab-path";
+      if (!Opts.DefaultPath.empty())
+        Msg += " (no default vocabulary at '" + Opts.DefaultPath + "')";
+      M.getContext().emitError(Msg);
+      return R;
+    }
+    Path = Opts.DefaultPath;
   }
   Expected<vocab::Vocabulary> V =
-      vocab::Vocabulary::loadFromFile(Opts.Path, Opts.Weights);
+      vocab::Vocabulary::loadFromFile(Path, Opts.Weights);
   if (!V) {
     M.getContext().emitError("irtk: " + toString(V.takeError()));
     return R;

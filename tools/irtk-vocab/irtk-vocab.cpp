@@ -9,17 +9,23 @@
 /// \file
 /// irtk-vocab validate [--strict] FILE...   check vocabularies
 /// irtk-vocab stats FILE                    dimension, coverage, norms
+/// irtk-vocab diff A B                       per-entity cosine and distance
+/// irtk-vocab train TRIPLETS -o OUT          TransE training
+/// irtk-vocab convert LEGACY -o OUT          IITH .txt / flat JSON to JSON
 /// Exit status: 0 valid, 1 a file failed, 2 usage error.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/vocab/Legacy.h"
 #include "irtk/vocab/TransE.h"
 #include "irtk/vocab/Validation.h"
 #include "irtk/vocab/Vocabulary.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -42,7 +48,9 @@ static const char *const Usage =
     "N]\n"
     "                  [--lr X] [--margin X] [--batch-size N] [--distance "
     "L1|L2]\n"
-    "                  [--seed N] [-j N] [--quiet]\n\n"
+    "                  [--seed N] [-j N] [--quiet]\n"
+    "       irtk-vocab convert <legacy.txt|legacy.json|-> -o <vocab.json> "
+    "[--strict]\n\n"
     "validate  load each vocabulary with LLVM 22's rules and report problems\n"
     "          (--strict: also require all 110 entities)\n"
     "stats     print dimension, coverage per entity group, missing entities "
@@ -65,6 +73,20 @@ static int inputError(Error E) {
 static int usageError(const std::string &Msg) {
   WithColor::error(errs(), ToolName) << Msg << '\n';
   return 2;
+}
+
+/// Writes \p Vectors to \p Output ("-": standard output). llvm::writeToOutput
+/// writes beside the destination and renames: no half-written vocabulary.
+static int writeVocabulary(const std::string &Output,
+                           const std::vector<std::vector<double>> &Vectors) {
+  if (Error E = writeToOutput(Output, [&](raw_ostream &OS) {
+        writeVocabularyJSON(Vectors, OS);
+        return Error::success();
+      }))
+    return inputError(createStringError(inconvertibleErrorCode(),
+                                        "cannot write '" + Output +
+                                            "': " + toString(std::move(E))));
+  return 0;
 }
 
 static int runValidate(const std::vector<std::string> &Files, bool Strict) {
@@ -186,15 +208,37 @@ static int runTrain(const std::string &TripletsPath, const std::string &Output,
       });
   if (!Model)
     return inputError(Model.takeError());
-  // llvm::writeToOutput writes beside the destination and renames: no
-  // half-written vocabulary.
-  if (Error E = writeToOutput(Output, [&](raw_ostream &OS) {
-        writeVocabularyJSON(Model->Entities, OS);
-        return Error::success();
-      }))
-    return inputError(createStringError(inconvertibleErrorCode(),
-                                        "cannot write '" + Output +
-                                            "': " + toString(std::move(E))));
+  return writeVocabulary(Output, Model->Entities);
+}
+
+static int runConvert(const std::string &File, const std::string &Output,
+                      bool Strict, bool Quiet) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+      MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/true);
+  std::string Name = File == "-" ? "<stdin>" : File;
+  if (!Buf)
+    return inputError(createStringError(
+        Buf.getError(),
+        Name + ": cannot read vocabulary: " + Buf.getError().message()));
+  Expected<LegacyVocabulary> L =
+      parseLegacyVocabulary((*Buf)->getBuffer(), Name);
+  if (!L)
+    return inputError(L.takeError());
+  if (Strict && !L->UnmappedKeys.empty())
+    return inputError(createStringError(
+        inconvertibleErrorCode(), Name + ": key '" + L->UnmappedKeys.front() +
+                                      "' names no LLVM 22 entity"));
+  for (const std::string &K : L->UnmappedKeys)
+    WithColor::warning(errs(), ToolName)
+        << Name << ": key '" << K << "' names no LLVM 22 entity (dropped)\n";
+  unsigned Present = llvm::count_if(
+      L->Vectors, [](const std::vector<double> &V) { return !V.empty(); });
+  if (int Status = writeVocabulary(Output, L->Vectors))
+    return Status;
+  if (!Quiet)
+    errs() << Name << ": converted " << Present << "/" << NumEntities
+           << " entities, dimension " << L->Dimension << "; the other "
+           << (NumEntities - Present) << " load as zero vectors\n";
   return 0;
 }
 
@@ -202,15 +246,16 @@ int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
   if (Argc < 2)
     return usageError(
-        "please specify a command: validate, stats, diff or train");
+        "please specify a command: validate, stats, diff, train or convert");
   std::string Cmd = Argv[1];
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
     outs() << Usage;
     return 0;
   }
-  if (Cmd != "validate" && Cmd != "stats" && Cmd != "diff" && Cmd != "train")
+  if (Cmd != "validate" && Cmd != "stats" && Cmd != "diff" && Cmd != "train" &&
+      Cmd != "convert")
     return usageError("unknown command '" + Cmd +
-                      "'; expected validate, stats, diff or train");
+                      "'; expected validate, stats, diff, train or convert");
 
   bool Strict = false, Quiet = false;
   std::vector<std::string> Files;
@@ -219,9 +264,11 @@ int main(int Argc, char **Argv) {
   po::options_description Desc("Options");
   // clang-format off
   Desc.add_options()
-    ("strict", po::bool_switch(&Strict), "Require all entities (validate)")
+    ("strict", po::bool_switch(&Strict),
+     "Require all entities (validate), every key mapped (convert)")
     ("help,h", "Display usage")
-    ("output,o", po::value<std::string>(&Output), "Output vocabulary (train)")
+    ("output,o", po::value<std::string>(&Output),
+     "Output vocabulary (train, convert)")
     ("dim", po::value<unsigned>(&Train.Dimension), "Dimension (train)")
     ("epochs", po::value<unsigned>(&Train.Epochs), "Epochs (train)")
     ("lr", po::value<double>(&Train.LearningRate), "Learning rate (train)")
@@ -230,7 +277,8 @@ int main(int Argc, char **Argv) {
     ("distance", po::value<std::string>(&Distance), "L1 or L2 (train)")
     ("seed", po::value<uint64_t>(&Train.Seed), "Random seed (train)")
     ("threads,j", po::value<unsigned>(&Train.Threads), "Threads (train)")
-    ("quiet,q", po::bool_switch(&Quiet), "No progress lines (train)")
+    ("quiet,q", po::bool_switch(&Quiet),
+     "No progress or summary lines (train, convert)")
     ("input", po::value<std::vector<std::string>>(&Files), "Input files");
   // clang-format on
   po::positional_options_description Pos;
@@ -265,6 +313,13 @@ int main(int Argc, char **Argv) {
       return usageError("--dim, --batch-size and --lr must be positive, "
                         "--margin not negative, -j at most 4096");
     return runTrain(Files.front(), Output, Train, Quiet);
+  }
+  if (Cmd == "convert") {
+    if (Files.size() != 1)
+      return usageError("convert takes exactly one vocabulary file");
+    if (Output.empty())
+      return usageError("convert needs -o <vocab.json>");
+    return runConvert(Files.front(), Output, Strict, Quiet);
   }
   if (Files.empty())
     return usageError("no vocabulary file given");

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "Progress.h"
 
 #include "irtk/ir2vec/Corpus.h"
 #include "irtk/ir2vec/Output.h"
@@ -58,6 +59,8 @@ struct InputResult {
   std::string Error;
   std::string Warnings;
   unsigned Matched = 0;
+  /// triplets: how many the module gave.
+  size_t TripletCount = 0;
   unsigned MaxRelation = 1;
 };
 
@@ -242,6 +245,7 @@ static InputResult processInput(const std::string &Path, const Options &O,
                 : ir2vec::writeTriplets(*M, OS, O.FunctionName);
     R.MaxRelation = S.MaxRelation;
     R.Matched = S.Functions;
+    R.TripletCount = S.Triplets;
   } break;
   case SubcommandKind::Embeddings: {
     ir2vec::EmbeddingOutputOptions EO;
@@ -348,16 +352,25 @@ Error run(const Options &O) {
 
   ir2vec::TripletDeduplicator Dedup;
   size_t TripletLines = 0;
+  unsigned Done = 0;
+  const bool IsTriplets = O.Subcommand == SubcommandKind::Triplets;
+  ProgressLine Progress(errs(), O.Progress, Total, IsTriplets);
   auto Emit = [&](InputResult &R) {
+    ++Done;
+    if (!R.Warnings.empty() || !R.Error.empty())
+      Progress.clear();
     if (!R.Warnings.empty())
       for (StringRef W : split(StringRef(R.Warnings).rtrim('\n'), '\n'))
         WithColor::warning(errs(), ToolName) << W << '\n';
     if (!R.Error.empty()) {
       WithColor::error(errs(), ToolName) << R.Error << '\n';
       ++Failed;
+      Progress.update(Done, Failed, TripletLines);
       return;
     }
     Body << R.Output;
+    if (!O.Dedup)
+      TripletLines += R.TripletCount;
     for (const ir2vec::Triplet &T : R.Triplets)
       if (Dedup.insert(T)) {
         ir2vec::writeTripletLine(T, Body);
@@ -365,6 +378,7 @@ Error run(const Options &O) {
       }
     Matched += R.Matched;
     MaxRelation = std::max(MaxRelation, R.MaxRelation);
+    Progress.update(Done, Failed, TripletLines);
   };
   OrderedEmitter Emitter(/*Window=*/4 * static_cast<size_t>(Threads), Emit);
 
@@ -373,6 +387,7 @@ Error run(const Options &O) {
     Emitter.waitForTurnWithin(I);
     Emitter.submit(I, processInput(Inputs[I], O, VP, N == 1 ? &Body : nullptr));
   }
+  Progress.finish(Done + (Total - N), Failed, TripletLines);
 
   if (Total > 0 && Failed == Total) {
     Out.discard();

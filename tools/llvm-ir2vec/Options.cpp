@@ -14,6 +14,8 @@
 
 #include "Options.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <boost/program_options.hpp>
 
 #include <algorithm>
@@ -68,6 +70,7 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ("format", Text(), "Output format of embeddings: text (upstream's, the default) or jsonl")
     ("threads,j", Text(), "Threads for several inputs (default 0: all cores)")
     ("dedup", "triplets: drop triplets already written, across all inputs")
+    ("progress", Text(), "Status line on standard error: auto (on a terminal, for several inputs; the default), always or never")
     ("openke-dir", Text(), "triplets: write OpenKE's train2id.txt, entity2id.txt and relation2id.txt into this directory (implies --dedup)")
     ("ir2vec-vocab-path", Text(), "Path to the vocabulary file for IR2Vec")
     ("vocab", Text(), "Same as --ir2vec-vocab-path")
@@ -140,7 +143,8 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   };
   std::string Mode = Get("mode", "llvm"), Level = Get("level", "func"),
               Kind = Get("ir2vec-kind", "symbolic"),
-              Format = Get("format", "text"), Threads = Get("threads", "0");
+              Format = Get("format", "text"), Threads = Get("threads", "0"),
+              Progress = Get("progress", "auto");
   std::string OpcW = Get("ir2vec-opc-weight", ""),
               TypeW = Get("ir2vec-type-weight", ""),
               ArgW = Get("ir2vec-arg-weight", "");
@@ -187,6 +191,15 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   else
     return ParseResult::usageError("invalid --format '" + Format +
                                    "'; expected text or jsonl");
+  if (Progress == "auto")
+    O.Progress = ProgressModeKind::Auto;
+  else if (Progress == "always")
+    O.Progress = ProgressModeKind::Always;
+  else if (Progress == "never")
+    O.Progress = ProgressModeKind::Never;
+  else
+    return ParseResult::usageError("invalid --progress '" + Progress +
+                                   "'; expected auto, always or never");
   for (auto [Name, Text, Slot] :
        {std::tuple<const char *, std::string *, float *>{
             "--ir2vec-opc-weight", &OpcW, &O.Weights.Opcode},
@@ -203,10 +216,18 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ++StdinUses;
   if (O.Subcommand != SubcommandKind::Entities && StdinUses > 1)
     return ParseResult::usageError("standard input ('-') given more than once");
-  if (O.Subcommand == SubcommandKind::Embeddings && O.VocabPath.empty())
-    return ParseResult::usageError(
-        "IR2Vec vocabulary file path not specified; You may need to set it "
-        "using --ir2vec-vocab-path");
+  if (O.Subcommand == SubcommandKind::Embeddings && O.VocabPath.empty()) {
+    // Without the option, the vocabulary bundled beside this binary.
+    std::string Default =
+        vocab::defaultVocabularyPath(llvm::sys::fs::getMainExecutable(
+            Argv[0], reinterpret_cast<void *>(&parseWeight)));
+    if (!llvm::sys::fs::exists(Default))
+      return ParseResult::usageError(
+          "IR2Vec vocabulary file path not specified; You may need to set it "
+          "using --ir2vec-vocab-path (no default vocabulary at '" +
+          Default + "')");
+    O.VocabPath = std::move(Default);
+  }
   return ParseResult::run(std::move(O));
 }
 

@@ -16,7 +16,9 @@
 #ifndef IRTK_TOOLS_LLVMIR2VEC_OPTIONS_H
 #define IRTK_TOOLS_LLVMIR2VEC_OPTIONS_H
 
+#include "Progress.h"
 #include "irtk/ir2vec/Output.h"
+
 #include "irtk/vocab/Vocabulary.h"
 
 #include <string>
@@ -43,6 +45,8 @@ struct Options {
   /// triplets: write OpenKE's train2id.txt, entity2id.txt and
   /// relation2id.txt into this directory instead of -o (implies Dedup).
   std::string OpenKEDir;
+  /// The status line on standard error (see Progress.h).
+  ProgressModeKind Progress = ProgressModeKind::Auto;
 };
 
 class ParseResult {

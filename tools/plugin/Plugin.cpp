@@ -23,6 +23,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <dlfcn.h>
+
 using namespace llvm;
 using namespace irtk::ir2vec;
 
@@ -84,9 +86,20 @@ static StringRef pipelinePointName(PipelinePointKind P) {
   llvm_unreachable("unknown pipeline point");
 }
 
+/// The file this plugin was loaded from, for finding the default vocabulary
+/// beside it.
+static std::string pluginPath() {
+  Dl_info Info;
+  if (!dladdr(reinterpret_cast<void *>(&pluginPath), &Info) || !Info.dli_fname)
+    return "";
+  return Info.dli_fname;
+}
+
 static VocabOptions vocabOptions() {
   VocabOptions O;
   O.Path = VocabPath;
+  if (std::string Self = pluginPath(); !Self.empty())
+    O.DefaultPath = irtk::vocab::defaultVocabularyPath(Self);
   O.Weights.Opcode = OpcWeight;
   O.Weights.Type = TypeWeight;
   O.Weights.Argument = ArgWeight;

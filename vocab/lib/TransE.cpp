@@ -21,7 +21,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -285,32 +284,6 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
   for (Eigen::Index I = 0; I < R.rows(); ++I)
     M.Relations.emplace_back(R.row(I).data(), R.row(I).data() + D);
   return M;
-}
-
-void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
-                         raw_ostream &OS) {
-  OS << "{\n";
-  for (JSONSectionKind S : {JSONSectionKind::Opcodes, JSONSectionKind::Types,
-                            JSONSectionKind::Arguments}) {
-    OS << (S == JSONSectionKind::Opcodes ? "" : ",\n") << "  \""
-       << jsonSectionName(S) << "\": {";
-    bool First = true;
-    for (EntityId Id = 0; Id < NumEntities; ++Id) {
-      if (jsonSectionOf(Id) != S)
-        continue;
-      OS << (First ? "\n" : ",\n") << "    \"" << entityName(Id) << "\": [";
-      First = false;
-      char Buf[64];
-      for (size_t I = 0; I < Entities[Id].size(); ++I) {
-        std::to_chars_result R =
-            std::to_chars(Buf, Buf + sizeof(Buf), Entities[Id][I]);
-        OS << (I ? ", " : "") << StringRef(Buf, R.ptr - Buf);
-      }
-      OS << "]";
-    }
-    OS << "\n  }";
-  }
-  OS << "\n}\n";
 }
 
 } // namespace irtk::vocab

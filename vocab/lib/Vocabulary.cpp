@@ -21,7 +21,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
+#include <charconv>
 #include <cmath>
 
 using namespace llvm;
@@ -198,6 +200,39 @@ std::vector<EntityId> Vocabulary::missingEntities() const {
     if (!Present[Id])
       Missing.push_back(Id);
   return Missing;
+}
+
+void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
+                         raw_ostream &OS) {
+  OS << "{\n";
+  for (JSONSectionKind S : {JSONSectionKind::Opcodes, JSONSectionKind::Types,
+                            JSONSectionKind::Arguments}) {
+    OS << (S == JSONSectionKind::Opcodes ? "" : ",\n") << "  \""
+       << jsonSectionName(S) << "\": {";
+    bool First = true;
+    for (EntityId Id = 0; Id < NumEntities; ++Id) {
+      if (jsonSectionOf(Id) != S || Entities[Id].empty())
+        continue;
+      OS << (First ? "\n" : ",\n") << "    \"" << entityName(Id) << "\": [";
+      First = false;
+      char Buf[64];
+      for (size_t I = 0; I < Entities[Id].size(); ++I) {
+        std::to_chars_result R =
+            std::to_chars(Buf, Buf + sizeof(Buf), Entities[Id][I]);
+        OS << (I ? ", " : "") << StringRef(Buf, R.ptr - Buf);
+      }
+      OS << "]";
+    }
+    OS << "\n  }";
+  }
+  OS << "\n}\n";
+}
+
+std::string defaultVocabularyPath(StringRef BinaryPath) {
+  SmallString<256> P(
+      sys::path::parent_path(sys::path::parent_path(BinaryPath)));
+  sys::path::append(P, IRTK_DEFAULT_VOCAB_RELPATH);
+  return std::string(P);
 }
 
 } // namespace irtk::vocab

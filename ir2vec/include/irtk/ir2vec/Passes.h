@@ -42,6 +42,8 @@ namespace irtk::ir2vec {
 struct VocabOptions {
   /// Vocabulary file; empty means "not given".
   std::string Path;
+  /// Used when Path is empty and this file exists: the bundled default.
+  std::string DefaultPath;
   vocab::Weights Weights;
 };
 

@@ -84,12 +84,6 @@ llvm::Expected<TransEModel>
 trainTransE(const TripletSet &Data, const TransEOptions &Opts,
             const std::function<void(const EpochReport &)> &Progress = {});
 
-/// Writes \p Entities (NumEntities vectors) as a vocabulary in upstream's
-/// JSON format: "Opcodes", "Types" and "Arguments" (operand kinds and
-/// predicates), keys in id order, numbers in shortest round-trip form.
-void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
-                         llvm::raw_ostream &OS);
-
 } // namespace irtk::vocab
 
 #endif // IRTK_VOCAB_TRANSE_H

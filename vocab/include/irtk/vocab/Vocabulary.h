@@ -24,6 +24,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -90,6 +91,19 @@ private:
   std::vector<bool> Present;
   std::vector<std::string> UnknownKeys;
 };
+
+/// Writes \p Entities (NumEntities vectors, indexed by entity id) as a
+/// vocabulary in upstream's JSON format: "Opcodes", "Types" and "Arguments"
+/// (operand kinds and predicates), keys in id order, numbers in shortest
+/// round-trip form. An empty vector leaves its entity out.
+void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
+                         llvm::raw_ostream &OS);
+
+/// Where the bundled default vocabulary sits for a binary at \p BinaryPath:
+/// an executable in <prefix>/bin or a plugin or module in <prefix>/lib finds
+/// it at <prefix>/share/irtk/vocab/ir2vec-75d.json. The build tree has the
+/// same shape. The file may not exist; callers check.
+std::string defaultVocabularyPath(llvm::StringRef BinaryPath);
 
 } // namespace irtk::vocab
 
