@@ -21,7 +21,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <numeric>
 #include <random>
 
@@ -145,6 +149,46 @@ static uint64_t mix(uint64_t A, uint64_t B, uint64_t C) {
   return G.next();
 }
 
+namespace {
+/// A reusable barrier for an OpenMP team that spins for a few microseconds
+/// and then sleeps on a condition variable.
+class SpinThenSleepBarrier {
+public:
+  void setParties(int N) { Parties = N; }
+
+  void wait() {
+    const unsigned Gen = Generation.load(std::memory_order_acquire);
+    if (Arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == Parties) {
+      Arrived.store(0, std::memory_order_relaxed);
+      {
+        std::lock_guard<std::mutex> Lock(M);
+        Generation.store(Gen + 1, std::memory_order_release);
+      }
+      CV.notify_all();
+      return;
+    }
+    auto Deadline =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    for (unsigned I = 1;; ++I) {
+      if (Generation.load(std::memory_order_acquire) != Gen)
+        return;
+      if (I % 64 == 0 && std::chrono::steady_clock::now() > Deadline)
+        break;
+    }
+    std::unique_lock<std::mutex> Lock(M);
+    CV.wait(Lock,
+            [&] { return Generation.load(std::memory_order_acquire) != Gen; });
+  }
+
+private:
+  int Parties = 1;
+  std::atomic<int> Arrived{0};
+  std::atomic<unsigned> Generation{0};
+  std::mutex M;
+  std::condition_variable CV;
+};
+} // namespace
+
 using Matrix =
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -192,6 +236,13 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
   const size_t N = Order.size();
   const bool L1 = Opts.Distance == DistanceKind::L1;
 
+  auto NormalizeRows = [](Matrix &M, Eigen::Index From, Eigen::Index To) {
+    for (Eigen::Index I = From; I < To; ++I)
+      if (double Norm = M.row(I).norm(); Norm > 0)
+        M.row(I) /= Norm;
+  };
+  NormalizeRows(E, 0, E.rows());
+
   for (unsigned Epoch = 0; Epoch < Opts.Epochs; ++Epoch) {
     // Fisher-Yates with our own generator: the same order everywhere.
     SplitMix64 Shuffle(mix(Opts.Seed, 0x5, Epoch));
@@ -199,24 +250,33 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
       std::swap(Order[I], Order[Shuffle.below(I + 1)]);
 
     double EpochLoss = 0;
-    for (size_t Begin = 0; Begin < N; Begin += Opts.BatchSize) {
-      const size_t End = std::min(N, Begin + Opts.BatchSize);
-      for (Eigen::Index I = 0; I < E.rows(); ++I)
-        if (double Norm = E.row(I).norm(); Norm > 0)
-          E.row(I) /= Norm;
-
-      int TeamSize = 1;
+    // One thread team per epoch, two barriers per batch: after the
+    // gradients, and after the update. The barrier sleeps after a short
+    // spin, so that a team on a busy machine does not burn the time slices
+    // its slowest member needs (libgomp's own barriers spin far longer).
+    SpinThenSleepBarrier Barrier;
 #pragma omp parallel num_threads(Threads)
-      {
-        const int Tid = omp_get_thread_num();
-        const int NT = omp_get_num_threads();
-#pragma omp single nowait
-        TeamSize = NT;
-        Matrix &MyGE = GE[Tid], &MyGR = GR[Tid];
+    {
+      const int Tid = omp_get_thread_num();
+      const int NT = omp_get_num_threads();
+#pragma omp single
+      Barrier.setParties(NT);
+      Matrix &MyGE = GE[Tid], &MyGR = GR[Tid];
+      Eigen::VectorXd Pos(D), Neg(D), GPos(D), GNeg(D);
+      // The rows this thread reduces, updates and renormalises.
+      auto Slice = [&](Eigen::Index Rows) {
+        Eigen::Index Per = (Rows + NT - 1) / NT;
+        Eigen::Index From = std::min<Eigen::Index>(Rows, Tid * Per);
+        return std::make_pair(From, std::min<Eigen::Index>(Rows, From + Per));
+      };
+      const auto [EFrom, ETo] = Slice(E.rows());
+      const auto [RFrom, RTo] = Slice(R.rows());
+
+      for (size_t Begin = 0; Begin < N; Begin += Opts.BatchSize) {
+        const size_t End = std::min(N, Begin + Opts.BatchSize);
         MyGE.setZero();
         MyGR.setZero();
         double Loss = 0;
-        Eigen::VectorXd Pos(D), Neg(D), GPos(D), GNeg(D);
         const size_t Chunk = (End - Begin + NT - 1) / NT;
         const size_t From = std::min(End, Begin + Tid * Chunk);
         const size_t To = std::min(End, From + Chunk);
@@ -257,27 +317,30 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
           MyGE.row(NTl) += GNeg.transpose();
         }
         ThreadLoss[Tid] = Loss;
-      }
-      // The step follows the batch's mean gradient (the loss is the mean
-      // over the batch, as OpenKE's), summed in thread order: deterministic
-      // for a given thread count.
-      const double Step = Opts.LearningRate / double(End - Begin);
-      // The runtime may give fewer threads than asked for: only the team's
-      // gradients are this batch's.
-      for (int Tid = 0; Tid < TeamSize; ++Tid) {
-        E -= Step * GE[Tid];
-        R -= Step * GR[Tid];
-        EpochLoss += ThreadLoss[Tid];
-        ThreadLoss[Tid] = 0;
+        Barrier.wait();
+
+        // The step follows the batch's mean gradient (the loss is the mean
+        // over the batch, as OpenKE's). Every row sums the threads'
+        // gradients in thread order: deterministic for a given team size.
+        const double Step = Opts.LearningRate / double(End - Begin);
+        for (int Src = 0; Src < NT; ++Src) {
+          E.middleRows(EFrom, ETo - EFrom) -=
+              Step * GE[Src].middleRows(EFrom, ETo - EFrom);
+          R.middleRows(RFrom, RTo - RFrom) -=
+              Step * GR[Src].middleRows(RFrom, RTo - RFrom);
+        }
+        // Entities are renormalised before every batch (and at the end).
+        NormalizeRows(E, EFrom, ETo);
+        if (Tid == 0)
+          for (int Src = 0; Src < NT; ++Src)
+            EpochLoss += ThreadLoss[Src];
+        Barrier.wait();
       }
     }
     if (Progress)
       Progress({Epoch + 1, EpochLoss / double(N)});
   }
 
-  for (Eigen::Index I = 0; I < E.rows(); ++I)
-    if (double Norm = E.row(I).norm(); Norm > 0)
-      E.row(I) /= Norm;
   TransEModel M;
   for (Eigen::Index I = 0; I < E.rows(); ++I)
     M.Entities.emplace_back(E.row(I).data(), E.row(I).data() + D);
