@@ -1,0 +1,339 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The ir2vec module's values, computed by hand.
+
+With test/Inputs/ids2d.json (entity k is [k, 1]) and every weight 1, a
+vector's first element is the sum of the ids of the entities it adds and the
+second counts them (ids in common.py). test/Inputs/cfg.ll:
+
+  @add:  %s = add i32 %a, %b   Add + IntegerTy + 2 Variable     [252, 4]
+         ret i32 %s            Ret + VoidTy + Variable          [152, 3]
+  @f:    entry: br i1 %c, label %a, label %b
+                               Br + VoidTy + 3 Variable         [319, 5]
+         a:  %p = phi i32 [ 0, %entry ], [ %q, %b ]
+                               PHI + IntegerTy + Constant + Variable
+                                                                [294, 4]
+             ret i32 %p        Ret + VoidTy + Variable          [152, 3]
+         b:  %q = add i32 %x, 1  Add + IntegerTy + Variable + Constant
+                                                                [251, 4]
+             br label %a       Br + VoidTy + Variable           [153, 3]
+         dead: ret i32 7       Ret + VoidTy + Constant          [151, 3]
+  @ext:  a declaration.
+
+f's vector leaves out the unreachable block: [1169, 19]. Flow-aware, an
+operand defined by an instruction the embedder has already embedded adds that
+instruction's vector instead of Variable: `ret i32 %p` becomes Ret + VoidTy +
+phi = [363, 6]; the phi comes before %q in both layout and DFS order, so it
+keeps Variable. Hence a = [657, 10] and f = [1380, 22].
+"""
+
+import concurrent.futures
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import unittest
+import warnings
+
+import numpy
+
+import ir2vec
+
+from common import IDS2D, SHARED_INPUTS, as_list
+
+CFG = str(SHARED_INPUTS / "cfg.ll")
+MANGLED = str(SHARED_INPUTS / "mangled.ll")
+
+SYM_INSTS_F = {
+    "  br i1 %c, label %a, label %b": [319.0, 5.0],
+    "  %p = phi i32 [ 0, %entry ], [ %q, %b ]": [294.0, 4.0],
+    "  ret i32 %p": [152.0, 3.0],
+    "  %q = add i32 %x, 1": [251.0, 4.0],
+    "  br label %a": [153.0, 3.0],
+    "  ret i32 7": [151.0, 3.0],
+}
+FA_INSTS_F = dict(SYM_INSTS_F, **{"  ret i32 %p": [363.0, 6.0]})
+
+
+def unit_vocab():
+    return ir2vec.loadVocab(IDS2D, opcWeight=1, typeWeight=1, argWeight=1)
+
+
+def f32(x):
+    """A weight as upstream applies it: a float promoted to double."""
+    return float(numpy.float32(x))
+
+
+class Symbolic(unittest.TestCase):
+    def setUp(self):
+        self.tool = ir2vec.initEmbedding(
+            filename=CFG, mode=ir2vec.IR2VecKind.Symbolic, vocab=unit_vocab()
+        )
+
+    def test_function_names_are_definitions_in_ir_order(self):
+        self.assertEqual(self.tool.getFuncNames(), ["add", "f"])
+
+    def test_function_map(self):
+        emb = self.tool.getFuncEmbMap()
+        self.assertEqual(list(emb), ["add", "f"])
+        self.assertEqual(as_list(emb["add"]), [404.0, 7.0])
+        self.assertEqual(as_list(emb["f"]), [1169.0, 19.0])
+
+    def test_single_function(self):
+        self.assertEqual(as_list(self.tool.getFuncEmb("add")), [404.0, 7.0])
+        self.assertEqual(as_list(self.tool.getFuncEmb("f")), [1169.0, 19.0])
+
+    def test_blocks_include_unreachable_ones(self):
+        bbs = self.tool.getBBEmbMap("f")
+        self.assertEqual(list(bbs), ["entry", "a", "b", "dead"])
+        self.assertEqual(
+            {k: as_list(v) for k, v in bbs.items()},
+            {"entry": [319.0, 5.0], "a": [446.0, 7.0], "b": [404.0, 7.0], "dead": [151.0, 3.0]},
+        )
+
+    def test_unnamed_entry_block_has_empty_name(self):
+        # Upstream keys blocks by BasicBlock::getName().
+        bbs = self.tool.getBBEmbMap("add")
+        self.assertEqual({k: as_list(v) for k, v in bbs.items()}, {"": [404.0, 7.0]})
+
+    def test_instructions(self):
+        insts = self.tool.getInstEmbMap("f")
+        self.assertEqual(list(insts), list(SYM_INSTS_F))
+        self.assertEqual({k: as_list(v) for k, v in insts.items()}, SYM_INSTS_F)
+
+    def test_arrays_are_fresh_copies(self):
+        a = self.tool.getFuncEmb("add")
+        a[0] = -1.0
+        self.assertEqual(as_list(self.tool.getFuncEmb("add")), [404.0, 7.0])
+
+    def test_properties(self):
+        self.assertEqual(self.tool.filename, CFG)
+        self.assertEqual(self.tool.mode, ir2vec.IR2VecKind.Symbolic)
+
+
+class FlowAware(unittest.TestCase):
+    def setUp(self):
+        self.tool = ir2vec.initEmbedding(
+            filename=CFG, mode=ir2vec.IR2VecKind.FlowAware, vocab=unit_vocab()
+        )
+
+    def test_function(self):
+        self.assertEqual(as_list(self.tool.getFuncEmbMap()["f"]), [1380.0, 22.0])
+        self.assertEqual(as_list(self.tool.getFuncEmb("f")), [1380.0, 22.0])
+        # %s's operands are arguments; ret adds %s's vector [252, 4].
+        self.assertEqual(as_list(self.tool.getFuncEmb("add")), [252.0 + 69 + 252, 4.0 + 2 + 4])
+
+    def test_blocks(self):
+        bbs = self.tool.getBBEmbMap("f")
+        self.assertEqual(
+            {k: as_list(v) for k, v in bbs.items()},
+            {"entry": [319.0, 5.0], "a": [657.0, 10.0], "b": [404.0, 7.0], "dead": [151.0, 3.0]},
+        )
+
+    def test_instructions(self):
+        insts = self.tool.getInstEmbMap("f")
+        self.assertEqual({k: as_list(v) for k, v in insts.items()}, FA_INSTS_F)
+
+    def test_each_query_starts_afresh(self):
+        # A fresh embedder per call, as upstream: the phi never sees %q.
+        for _ in range(2):
+            self.assertEqual(as_list(self.tool.getInstEmbMap("f")["  ret i32 %p"]), [363.0, 6.0])
+
+
+class Modes(unittest.TestCase):
+    def test_strings_of_the_first_revision(self):
+        for mode, f in (("sym", 1169.0), ("fa", 1380.0), ("symbolic", 1169.0), ("flow-aware", 1380.0)):
+            tool = ir2vec.initEmbedding(filename=CFG, mode=mode, vocab=unit_vocab())
+            self.assertEqual(tool.getFuncEmb("f")[0], f, mode)
+
+    def test_default_mode_is_symbolic(self):
+        tool = ir2vec.initEmbedding(CFG, vocab=unit_vocab())
+        self.assertEqual(tool.mode, ir2vec.Symbolic)
+
+
+class Vocabularies(unittest.TestCase):
+    def test_default_weights(self):
+        # Opcodes x1, Types x0.5, Arguments x0.2f, added in upstream's order:
+        # inst = (opc + type) + ((0 + op0) + op1), block = (0 + i0) + i1.
+        w = f32(0.2)
+        v = ir2vec.loadVocab(IDS2D)
+        self.assertEqual(v.dimension, 2)
+        tool = ir2vec.initEmbedding(filename=CFG, mode=ir2vec.Symbolic, vocab=v)
+        opc_add, opc_ret = [12.0, 1.0], [0.0, 1.0]
+        int_ty, void_ty = [74 * 0.5, 0.5], [69 * 0.5, 0.5]
+        var = [83 * w, 1 * w]
+        add = [(opc_add[i] + int_ty[i]) + ((0 + var[i]) + var[i]) for i in range(2)]
+        ret = [(opc_ret[i] + void_ty[i]) + (0 + var[i]) for i in range(2)]
+        func = [0 + ((0 + add[i]) + ret[i]) for i in range(2)]
+        self.assertEqual(as_list(tool.getFuncEmb("add")), func)
+        # 82.2 + 51.1 and 4.2 + 2.2 (0.2f shows in the last digits; the
+        # second is the 3.6000000089406967 of docs/VocabFormat.md).
+        self.assertEqual(func, [133.30000074207783, 3.6000000089406967])
+
+    def test_custom_weights(self):
+        v = ir2vec.loadVocab(IDS2D, opcWeight=2, typeWeight=0, argWeight=0.5)
+        tool = ir2vec.initEmbedding(filename=CFG, mode=ir2vec.Symbolic, vocab=v)
+        # add: 2*[12,1] + 0 + 0.5*2*[83,1] = [107, 3];
+        # ret: 2*[0,1] + 0 + 0.5*[83,1] = [41.5, 2.5].
+        self.assertEqual(as_list(tool.getFuncEmb("add")), [148.5, 5.5])
+
+    def test_vocab_outlives_its_python_object(self):
+        tool = ir2vec.initEmbedding(filename=CFG, mode=ir2vec.Symbolic, vocab=unit_vocab())
+        import gc
+
+        gc.collect()
+        self.assertEqual(as_list(tool.getFuncEmb("add")), [404.0, 7.0])
+
+    def test_repr_and_path(self):
+        v = unit_vocab()
+        self.assertEqual(v.path, IDS2D)
+        self.assertIn("dimension=2", repr(v))
+
+    def test_bundled_default(self):
+        path = ir2vec.vocab.seedEmbedding75D
+        if os.path.isfile(path):
+            self.assertEqual(ir2vec.loadVocab(path).dimension, 75)
+        else:
+            with self.assertRaisesRegex(ValueError, "bundled default vocabulary .* was not available"):
+                ir2vec.loadVocab(path)
+
+    def test_path_like(self):
+        v = ir2vec.loadVocab(pathlib.Path(IDS2D), opcWeight=1, typeWeight=1, argWeight=1)
+        tool = ir2vec.initEmbedding(filename=pathlib.Path(CFG), mode="sym", vocab=v)
+        self.assertEqual(as_list(tool.getFuncEmb("add")), [404.0, 7.0])
+
+
+class Lookup(unittest.TestCase):
+    def test_demangled_names(self):
+        tool = ir2vec.initEmbedding(filename=MANGLED, mode="sym", vocab=unit_vocab())
+        self.assertEqual(tool.getFuncNames(), ["_Z3addii", "_Z3addff"])
+        self.assertEqual(as_list(tool.getFuncEmb("add(int, int)")), [404.0, 7.0])
+        self.assertEqual(as_list(tool.getFuncEmb("_Z3addii")), [404.0, 7.0])
+        # ret i32 0: Ret + VoidTy + Constant.
+        self.assertEqual(as_list(tool.getFuncEmb("add(float, float)")), [151.0, 3.0])
+
+
+class Bitcode(unittest.TestCase):
+    def test_bitcode_equals_text(self):
+        llvm_as = shutil.which("llvm-as-22") or "/usr/lib/llvm-22/bin/llvm-as"
+        if not os.path.exists(llvm_as):
+            self.skipTest("llvm-as not found")
+        with tempfile.TemporaryDirectory() as d:
+            bc = os.path.join(d, "cfg.bc")
+            subprocess.run([llvm_as, CFG, "-o", bc], check=True)
+            v = unit_vocab()
+            for mode in (ir2vec.Symbolic, ir2vec.FlowAware):
+                text = ir2vec.initEmbedding(filename=CFG, mode=mode, vocab=v)
+                bits = ir2vec.initEmbedding(filename=bc, mode=mode, vocab=v)
+                self.assertEqual(
+                    {k: as_list(x) for k, x in bits.getFuncEmbMap().items()},
+                    {k: as_list(x) for k, x in text.getFuncEmbMap().items()},
+                )
+
+
+class EmbedFiles(unittest.TestCase):
+    def test_levels(self):
+        v = unit_vocab()
+        [r] = ir2vec.embedFiles([CFG], mode=ir2vec.FlowAware, vocab=v)
+        self.assertEqual(sorted(r), ["embeddings", "error", "filename", "warnings"])
+        self.assertEqual((r["filename"], r["error"], r["warnings"]), (CFG, None, []))
+        self.assertEqual({k: as_list(x) for k, x in r["embeddings"].items()},
+                         {"add": [573.0, 10.0], "f": [1380.0, 22.0]})
+        [r] = ir2vec.embedFiles([CFG], ir2vec.Symbolic, v, level="bb")
+        self.assertEqual(
+            [(k, as_list(x)) for k, x in r["embeddings"]["f"]],
+            [("entry", [319.0, 5.0]), ("a", [446.0, 7.0]), ("b", [404.0, 7.0]), ("dead", [151.0, 3.0])],
+        )
+        [r] = ir2vec.embedFiles([CFG], "fa", v, level="inst")
+        self.assertEqual([(k, as_list(x)) for k, x in r["embeddings"]["f"]], list(FA_INSTS_F.items()))
+
+    def test_lists_keep_what_dicts_collapse(self):
+        # Two identical instructions: one dict entry, two list entries.
+        src = "define void @g() {\n  ret void\nx:\n  ret void\n}\n"
+        with tempfile.NamedTemporaryFile("w", suffix=".ll", delete=False) as f:
+            f.write(src)
+        try:
+            v = unit_vocab()
+            tool = ir2vec.initEmbedding(filename=f.name, mode="sym", vocab=v)
+            self.assertEqual({k: as_list(x) for k, x in tool.getInstEmbMap("g").items()},
+                             {"  ret void": [69.0, 2.0]})
+            [r] = ir2vec.embedFiles([f.name], "sym", v, level="inst")
+            self.assertEqual([(k, as_list(x)) for k, x in r["embeddings"]["g"]],
+                             [("  ret void", [69.0, 2.0])] * 2)
+        finally:
+            os.unlink(f.name)
+
+    def test_errors_are_per_file_and_order_is_kept(self):
+        files = [CFG, "/nonexistent/x.ll", str(SHARED_INPUTS / "malformed.ll"), MANGLED] * 5
+        results = ir2vec.embedFiles(files, vocab=unit_vocab(), threads=2)
+        self.assertEqual([r["filename"] for r in results], files)
+        for r in results:
+            if r["filename"] in (CFG, MANGLED):
+                self.assertIsNone(r["error"])
+                self.assertEqual(len(r["embeddings"]), 2)
+            else:
+                self.assertIsNone(r["embeddings"])
+                self.assertRegex(r["error"], "^Failed to parse IR file '" + r["filename"])
+
+    def test_thread_counts_agree(self):
+        files = [CFG, MANGLED, CFG] * 4
+        v = unit_vocab()
+        runs = [ir2vec.embedFiles(files, "fa", v, level="inst", threads=t) for t in (1, 2, 0, 64)]
+        flat = [[(r["filename"], f, k, as_list(x)) for r in run for f, rows in r["embeddings"].items() for k, x in rows]
+                for run in runs]
+        for other in flat[1:]:
+            self.assertEqual(other, flat[0])
+
+    def test_empty_and_generators(self):
+        self.assertEqual(ir2vec.embedFiles([], vocab=unit_vocab()), [])
+        r = ir2vec.embedFiles((p for p in [pathlib.Path(CFG)]), vocab=unit_vocab())
+        self.assertEqual(r[0]["filename"], CFG)
+        self.assertIsNone(r[0]["error"])
+
+    def test_vocab_path(self):
+        [r] = ir2vec.embedFiles([CFG], "sym", vocabPath=IDS2D)
+        self.assertEqual(as_list(r["embeddings"]["add"]), [133.30000074207783, 3.6000000089406967])
+
+
+class Threads(unittest.TestCase):
+    def test_one_tool_from_many_threads(self):
+        tool = ir2vec.initEmbedding(filename=CFG, mode="fa", vocab=unit_vocab())
+        expect = {k: as_list(x) for k, x in tool.getInstEmbMap("f").items()}
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda _: {k: as_list(x) for k, x in tool.getInstEmbMap("f").items()},
+                                range(32)))
+        for g in got:
+            self.assertEqual(g, expect)
+
+
+class Warnings(unittest.TestCase):
+    def test_llvm_warnings_become_python_warnings(self):
+        # Debug info of a version LLVM does not know: the IR reader drops it
+        # and warns.
+        src = ("define void @g() {\n  ret void\n}\n"
+               "!llvm.dbg.cu = !{!1}\n"
+               "!llvm.module.flags = !{!0}\n"
+               "!0 = !{i32 2, !\"Debug Info Version\", i32 1}\n"
+               "!1 = distinct !DICompileUnit(language: DW_LANG_C99, file: !2, "
+               "emissionKind: FullDebug)\n"
+               "!2 = !DIFile(filename: \"w.c\", directory: \"/\")\n")
+        with tempfile.NamedTemporaryFile("w", suffix=".ll", delete=False) as f:
+            f.write(src)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                tool = ir2vec.initEmbedding(filename=f.name, mode="sym", vocab=unit_vocab())
+            self.assertEqual(tool.getFuncNames(), ["g"])
+            self.assertEqual([w.category for w in caught], [RuntimeWarning])
+            self.assertIn("ignoring debug info with an invalid version (1)", str(caught[0].message))
+            [r] = ir2vec.embedFiles([f.name], vocab=unit_vocab())
+            self.assertEqual(len(r["warnings"]), 1)
+            self.assertIn("ignoring debug info with an invalid version (1)", r["warnings"][0])
+        finally:
+            os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,696 @@
+//===- IR2VecModule.cpp - The ir2vec Python extension ---------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `ir2vec._ir2vec`, the extension behind the `ir2vec` Python package. It
+/// offers LLVM main's Python API for IR2Vec (loadVocab, IR2VecKind,
+/// initEmbedding and the IR2VecTool queries), so that scripts written for
+/// upstream's bindings run unchanged, and embedFiles, which embeds many files
+/// on a pool of threads with the GIL released. This is glue: vectors come
+/// from irtk::ir2vec::Embedder, instruction text from InstructionPrinter, and
+/// the queries make the calls upstream's IR2VecTool makes, in the same order,
+/// so that flow-aware results agree too.
+///
+/// Exceptions are thrown only in this file's own frames, never through LLVM
+/// code: libLLVM is built without exceptions.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/ir2vec/Embedder.h"
+#include "irtk/ir2vec/Output.h"
+#include "irtk/vocab/Vocabulary.h"
+
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace py = pybind11;
+using namespace llvm;
+using irtk::ir2vec::Embedder;
+using irtk::ir2vec::EmbeddingKind;
+using irtk::ir2vec::LevelKind;
+using irtk::vocab::Vocabulary;
+
+namespace {
+
+/// ir2vec.Vocab: a loaded vocabulary. Tools share it, so it outlives the
+/// Python object that made it.
+struct PyVocab {
+  std::shared_ptr<const Vocabulary> V;
+  std::string Path;
+};
+
+/// Embeddings with their keys (function, block or instruction), in IR order.
+struct Rows {
+  explicit Rows(unsigned Dim = 0) : Dim(Dim) {}
+  /// Adds a row for \p Key and returns its storage, to be filled at once.
+  double *append(std::string Key) {
+    Keys.push_back(std::move(Key));
+    Data.resize(Data.size() + Dim);
+    return Data.data() + Data.size() - Dim;
+  }
+  const double *row(size_t I) const { return Data.data() + I * Dim; }
+
+  unsigned Dim;
+  std::vector<std::string> Keys;
+  std::vector<double> Data;
+};
+
+/// The first error and every warning LLVM reports while reading a module.
+struct Diagnostics {
+  std::string Error;
+  std::vector<std::string> Warnings;
+};
+
+/// A parsed and verified module in its own context. Diags is declared first
+/// so that it outlives the context whose handler writes into it.
+struct LoadedModule {
+  std::unique_ptr<Diagnostics> Diags;
+  std::unique_ptr<LLVMContext> Ctx;
+  std::unique_ptr<Module> M;
+};
+
+/// What embedFiles computes for one file, without touching Python.
+struct FileResult {
+  std::string Error;
+  std::vector<std::string> Warnings;
+  /// Level func: one row per defined function.
+  Rows Functions;
+  /// Levels bb and inst: the rows of each defined function.
+  std::vector<std::pair<std::string, Rows>> PerFunction;
+};
+
+} // namespace
+
+static StringRef firstLine(StringRef S) {
+  return S.trim().split('\n').first.trim();
+}
+
+/// Keeps LLVM's diagnostics instead of printing them: without a handler an
+/// error diagnostic exits the process, here the Python interpreter.
+static void collectDiagnostic(const DiagnosticInfo *DI, void *Context) {
+  auto &D = *static_cast<Diagnostics *>(Context);
+  std::string Msg;
+  raw_string_ostream OS(Msg);
+  DiagnosticPrinterRawOStream DP(OS);
+  DI->print(DP);
+  if (DI->getSeverity() == DS_Error) {
+    if (D.Error.empty())
+      D.Error = firstLine(Msg).str();
+  } else if (DI->getSeverity() == DS_Warning) {
+    D.Warnings.push_back(firstLine(Msg).str());
+  }
+}
+
+/// Parses and verifies \p Path (textual IR or bitcode). Errors are one line
+/// naming the file; the parse message starts as upstream's bindings' does.
+static Expected<LoadedModule> loadModule(const std::string &Path) {
+  LoadedModule L;
+  L.Diags = std::make_unique<Diagnostics>();
+  L.Ctx = std::make_unique<LLVMContext>();
+  L.Ctx->setDiagnosticHandlerCallBack(collectDiagnostic, L.Diags.get(),
+                                      /*RespectFilters=*/true);
+  SMDiagnostic Diag;
+  L.M = parseIRFile(Path, Diag, *L.Ctx);
+  if (!L.M || !L.Diags->Error.empty()) {
+    std::string Detail = L.Diags->Error;
+    if (Detail.empty()) {
+      raw_string_ostream OS(Detail);
+      if (Diag.getLineNo() > 0)
+        OS << Diag.getLineNo() << ':' << Diag.getColumnNo() + 1 << ": ";
+      OS << Diag.getMessage();
+    }
+    return createStringError(inconvertibleErrorCode(),
+                             "Failed to parse IR file '" + Path +
+                                 "': " + Detail);
+  }
+  std::string VerifierMsg;
+  raw_string_ostream VS(VerifierMsg);
+  if (verifyModule(*L.M, &VS))
+    return createStringError(inconvertibleErrorCode(),
+                             "Invalid module '" + Path +
+                                 "': " + firstLine(VerifierMsg).str());
+  return L;
+}
+
+/// Upstream's IR2VecTool::getFunctionEmbeddingsMap: a fresh embedder per
+/// defined function. IR order (upstream's map is keyed by pointer).
+static Rows functionRows(const Module &M, const Vocabulary &V,
+                         EmbeddingKind K) {
+  Rows R(V.dimension());
+  for (const Function &F : M)
+    if (!F.isDeclaration())
+      Embedder::create(K, F, V)->computeFunctionVector(
+          R.append(F.getName().str()));
+  return R;
+}
+
+/// Upstream's getBBEmbeddingsMap: one embedder, blocks in layout order
+/// (unreachable ones included), as `llvm-ir2vec --level=bb`.
+static Rows blockRows(const Function &F, const Vocabulary &V, EmbeddingKind K) {
+  Rows R(V.dimension());
+  std::unique_ptr<Embedder> E = Embedder::create(K, F, V);
+  for (const BasicBlock &BB : F)
+    E->computeBBVector(BB, R.append(BB.getName().str()));
+  return R;
+}
+
+/// Upstream's getInstEmbeddingsMap: one embedder, every instruction in
+/// layout order, keyed by Instruction::print's text, as
+/// `llvm-ir2vec --level=inst`.
+static Rows instructionRows(const Function &F, const Vocabulary &V,
+                            EmbeddingKind K) {
+  Rows R(V.dimension());
+  irtk::ir2vec::InstructionPrinter Printer;
+  Printer.setFunction(F);
+  std::unique_ptr<Embedder> E = Embedder::create(K, F, V);
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB) {
+      std::string Text;
+      raw_string_ostream OS(Text);
+      Printer.print(OS, I);
+      OS.flush();
+      E->computeInstVector(I, R.append(std::move(Text)));
+    }
+  return R;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions to and from Python.
+//===----------------------------------------------------------------------===//
+
+static std::string typeName(py::handle Obj) {
+  return py::str(py::type::handle_of(Obj).attr("__name__"));
+}
+
+/// IR names are bytes; names that are not UTF-8 keep their bytes as
+/// surrogates, as os.fsdecode does.
+static py::str toStr(const std::string &S) {
+  PyObject *U = PyUnicode_DecodeUTF8(
+      S.data(), static_cast<Py_ssize_t>(S.size()), "surrogateescape");
+  if (!U)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(U);
+}
+
+static py::array_t<double> toArray(const double *P, unsigned Dim) {
+  py::array_t<double> A(static_cast<py::ssize_t>(Dim));
+  std::copy(P, P + Dim, A.mutable_data());
+  return A;
+}
+
+/// {key: vector}. Rows with equal keys (unnamed blocks, identical
+/// instructions) collapse into one entry; the last in IR order wins.
+static py::dict toDict(const Rows &R) {
+  py::dict D;
+  for (size_t I = 0; I < R.Keys.size(); ++I)
+    D[toStr(R.Keys[I])] = toArray(R.row(I), R.Dim);
+  return D;
+}
+
+/// [(key, vector)] in IR order, every row kept.
+static py::list toPairs(const Rows &R) {
+  py::list L;
+  for (size_t I = 0; I < R.Keys.size(); ++I)
+    L.append(py::make_tuple(toStr(R.Keys[I]), toArray(R.row(I), R.Dim)));
+  return L;
+}
+
+/// A path argument: str, bytes or os.PathLike, as the file system spells it.
+static std::string toPath(py::handle Obj, const std::string &What) {
+  if (!py::isinstance<py::str>(Obj) && !py::isinstance<py::bytes>(Obj) &&
+      !py::hasattr(Obj, "__fspath__"))
+    throw py::type_error(What + " must be a str or os.PathLike, not " +
+                         typeName(Obj));
+  py::bytes B = py::module_::import("os").attr("fsencode")(Obj);
+  return std::string(B);
+}
+
+/// Accepts ir2vec.IR2VecKind (LLVM main) and the strings "sym" and "fa" of
+/// its first revisions ("symbolic" and "flow-aware" too, as on the command
+/// line).
+static EmbeddingKind parseMode(py::handle Mode) {
+  if (py::isinstance<EmbeddingKind>(Mode))
+    return Mode.cast<EmbeddingKind>();
+  if (!py::isinstance<py::str>(Mode))
+    throw py::type_error("mode must be an ir2vec.IR2VecKind, 'sym' or 'fa', "
+                         "not " +
+                         typeName(Mode));
+  std::string S = Mode.cast<std::string>();
+  if (S == "sym" || S == "symbolic")
+    return EmbeddingKind::Symbolic;
+  if (S == "fa" || S == "flow-aware")
+    return EmbeddingKind::FlowAware;
+  // Upstream raised ValueError for a bad string, then TypeError once the
+  // parameter became the enum: InvalidModeError is both.
+  py::object Error =
+      py::module_::import("ir2vec._ir2vec").attr("InvalidModeError");
+  std::string Msg = "Invalid mode. Use 'sym' or 'fa' (or ir2vec.IR2VecKind."
+                    "Symbolic / FlowAware), not '" +
+                    S + "'";
+  PyErr_SetString(Error.ptr(), Msg.c_str());
+  throw py::error_already_set();
+}
+
+static Expected<Vocabulary> loadVocabulary(const std::string &Path,
+                                           const irtk::vocab::Weights &W) {
+  py::gil_scoped_release NoGIL;
+  return Vocabulary::loadFromFile(Path, W);
+}
+
+static float checkWeight(double W, const char *Name) {
+  float F = static_cast<float>(W);
+  if (!std::isfinite(F))
+    throw py::value_error(std::string(Name) + " must be a finite number");
+  return F;
+}
+
+/// ir2vec.loadVocab. Weights are floats, as upstream's -ir2vec-*-weight.
+static std::unique_ptr<PyVocab> loadVocab(py::handle VocabPath,
+                                          double OpcWeight, double TypeWeight,
+                                          double ArgWeight) {
+  std::string Path = toPath(VocabPath, "vocabPath");
+  if (Path.empty())
+    throw py::value_error("Empty vocabulary path not allowed");
+  irtk::vocab::Weights W;
+  W.Opcode = checkWeight(OpcWeight, "opcWeight");
+  W.Type = checkWeight(TypeWeight, "typeWeight");
+  W.Argument = checkWeight(ArgWeight, "argWeight");
+  Expected<Vocabulary> V = loadVocabulary(Path, W);
+  if (!V)
+    throw py::value_error("Failed to load vocabulary: " +
+                          toString(V.takeError()));
+  return std::make_unique<PyVocab>(
+      PyVocab{std::make_shared<const Vocabulary>(std::move(*V)), Path});
+}
+
+/// The vocabulary of \p Fn: a Vocab object (LLVM main) or, as in upstream's
+/// first revisions, a path.
+static std::shared_ptr<const Vocabulary>
+resolveVocab(py::handle VocabObj, py::handle VocabPath, const char *Fn) {
+  bool HasVocab = !VocabObj.is_none(), HasPath = !VocabPath.is_none();
+  if (HasVocab && HasPath)
+    throw py::type_error(std::string(Fn) +
+                         "() takes vocab or vocabPath, not both");
+  if (HasVocab) {
+    if (!py::isinstance<PyVocab>(VocabObj))
+      throw py::type_error(
+          "vocab must be an ir2vec.Vocab from ir2vec.loadVocab(), not " +
+          typeName(VocabObj));
+    return VocabObj.cast<PyVocab &>().V;
+  }
+  if (!HasPath)
+    throw py::type_error(std::string(Fn) +
+                         "() missing required argument 'vocab' (an "
+                         "ir2vec.Vocab from ir2vec.loadVocab())");
+  std::string Path = toPath(VocabPath, "vocabPath");
+  if (Path.empty())
+    throw py::value_error("Empty Vocab Path not allowed");
+  Expected<Vocabulary> V = loadVocabulary(Path, irtk::vocab::Weights());
+  if (!V)
+    throw py::value_error("Failed to initialize IR2Vec vocabulary: " +
+                          toString(V.takeError()));
+  return std::make_shared<const Vocabulary>(std::move(*V));
+}
+
+namespace {
+
+/// ir2vec.IR2VecTool: one module, one mode, one vocabulary. Queries compute
+/// with the GIL released; a mutex keeps two threads out of one module.
+class PyIR2VecTool {
+public:
+  PyIR2VecTool(std::string Path, EmbeddingKind K,
+               std::shared_ptr<const Vocabulary> V, LoadedModule L)
+      : Path(std::move(Path)), Kind(K), V(std::move(V)), L(std::move(L)) {}
+
+  const std::string &path() const { return Path; }
+  EmbeddingKind kind() const { return Kind; }
+
+  py::list getFuncNames() const {
+    py::list Names;
+    for (const Function &F : *L.M)
+      if (!F.isDeclaration())
+        Names.append(toStr(F.getName().str()));
+    return Names;
+  }
+
+  py::dict getFuncEmbMap() {
+    return toDict(compute([&] { return functionRows(*L.M, *V, Kind); }));
+  }
+
+  py::array_t<double> getFuncEmb(const std::string &Name) {
+    const Function &F = definedFunction(Name);
+    std::vector<double> Vec(V->dimension());
+    compute([&] {
+      Embedder::create(Kind, F, *V)->computeFunctionVector(Vec.data());
+      return 0;
+    });
+    return toArray(Vec.data(), V->dimension());
+  }
+
+  py::dict getBBEmbMap(const std::string &Name) {
+    const Function &F = definedFunction(Name);
+    return toDict(compute([&] { return blockRows(F, *V, Kind); }));
+  }
+
+  py::dict getInstEmbMap(const std::string &Name) {
+    const Function &F = definedFunction(Name);
+    return toDict(compute([&] { return instructionRows(F, *V, Kind); }));
+  }
+
+private:
+  /// The function named \p Name (its IR name, else its demangled name).
+  const Function &definedFunction(const std::string &Name) const {
+    const Function *F = L.M->getFunction(Name);
+    if (!F)
+      for (const Function &G : *L.M)
+        if (irtk::ir2vec::functionMatches(G, Name)) {
+          F = &G;
+          break;
+        }
+    if (!F)
+      throw py::value_error("Function '" + Name + "' not found in module '" +
+                            Path + "'");
+    if (F->isDeclaration())
+      throw py::value_error("Function '" + Name + "' is a declaration in '" +
+                            Path + "'; only defined functions have embeddings");
+    return *F;
+  }
+
+  /// Runs \p Fn without the GIL and with the module to itself. The mutex is
+  /// taken and dropped while the GIL is released, so the two cannot deadlock.
+  template <typename FnT> std::invoke_result_t<FnT> compute(FnT Fn) {
+    py::gil_scoped_release NoGIL;
+    std::lock_guard<std::mutex> Lock(Mu);
+    return Fn();
+  }
+
+  std::string Path;
+  EmbeddingKind Kind;
+  std::shared_ptr<const Vocabulary> V;
+  LoadedModule L;
+  std::mutex Mu;
+};
+
+} // namespace
+
+/// Reports the module's warnings as Python RuntimeWarnings.
+static void warn(const std::vector<std::string> &Warnings) {
+  for (const std::string &W : Warnings)
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, W.c_str(), 1) < 0)
+      throw py::error_already_set();
+}
+
+/// ir2vec.initEmbedding and IR2VecTool(...).
+static std::unique_ptr<PyIR2VecTool> initEmbedding(py::handle Filename,
+                                                   py::handle Mode,
+                                                   py::handle VocabObj,
+                                                   py::handle VocabPath) {
+  std::string Path = toPath(Filename, "filename");
+  EmbeddingKind K = parseMode(Mode);
+  std::shared_ptr<const Vocabulary> V =
+      resolveVocab(VocabObj, VocabPath, "initEmbedding");
+  if (Path.empty())
+    throw py::value_error("Empty filename not allowed");
+  Expected<LoadedModule> L = [&] {
+    py::gil_scoped_release NoGIL;
+    return loadModule(Path);
+  }();
+  if (!L)
+    throw py::value_error(toString(L.takeError()));
+  warn(L->Diags->Warnings);
+  return std::make_unique<PyIR2VecTool>(Path, K, std::move(V), std::move(*L));
+}
+
+//===----------------------------------------------------------------------===//
+// embedFiles: many files on a thread pool.
+//===----------------------------------------------------------------------===//
+
+/// Embeds one file; runs on a worker thread, without the GIL.
+static FileResult embedFile(const std::string &Path, EmbeddingKind K,
+                            const Vocabulary &V, LevelKind Level) {
+  FileResult R;
+  if (Path.empty()) {
+    R.Error = "Empty filename not allowed";
+    return R;
+  }
+  Expected<LoadedModule> L = loadModule(Path);
+  if (!L) {
+    R.Error = toString(L.takeError());
+    return R;
+  }
+  R.Warnings = std::move(L->Diags->Warnings);
+  if (Level == LevelKind::Function) {
+    R.Functions = functionRows(*L->M, V, K);
+    return R;
+  }
+  for (const Function &F : *L->M)
+    if (!F.isDeclaration())
+      R.PerFunction.emplace_back(F.getName().str(),
+                                 Level == LevelKind::BasicBlock
+                                     ? blockRows(F, V, K)
+                                     : instructionRows(F, V, K));
+  return R;
+}
+
+static py::dict toPython(py::object Filename, const FileResult &R,
+                         LevelKind Level) {
+  py::dict D;
+  D["filename"] = std::move(Filename);
+  py::list Warnings;
+  for (const std::string &W : R.Warnings)
+    Warnings.append(toStr(W));
+  D["warnings"] = Warnings;
+  if (!R.Error.empty()) {
+    D["error"] = toStr(R.Error);
+    D["embeddings"] = py::none();
+    return D;
+  }
+  D["error"] = py::none();
+  if (Level == LevelKind::Function) {
+    D["embeddings"] = toDict(R.Functions);
+    return D;
+  }
+  py::dict PerFunction;
+  for (const auto &[Name, FunctionRows] : R.PerFunction)
+    PerFunction[toStr(Name)] = toPairs(FunctionRows);
+  D["embeddings"] = PerFunction;
+  return D;
+}
+
+/// ir2vec.embedFiles. Workers never touch Python; the calling thread turns
+/// each result into Python objects, in input order, as soon as it is ready,
+/// and checks for KeyboardInterrupt while it waits.
+static py::list embedFiles(py::handle Filenames, py::handle Mode,
+                           py::handle VocabObj, py::handle VocabPath,
+                           const std::string &LevelName, int Threads) {
+  if (py::isinstance<py::str>(Filenames) ||
+      py::isinstance<py::bytes>(Filenames))
+    throw py::type_error("filenames must be a list of paths, not a single " +
+                         typeName(Filenames));
+  if (!py::isinstance<py::iterable>(Filenames))
+    throw py::type_error("filenames must be an iterable of paths, not " +
+                         typeName(Filenames));
+  std::vector<std::string> Paths;
+  py::list Names;
+  py::object FsDecode = py::module_::import("os").attr("fsdecode");
+  for (py::handle F : Filenames) {
+    Paths.push_back(
+        toPath(F, "filenames[" + std::to_string(Paths.size()) + "]"));
+    Names.append(FsDecode(F));
+  }
+  EmbeddingKind K = parseMode(Mode);
+  std::shared_ptr<const Vocabulary> V =
+      resolveVocab(VocabObj, VocabPath, "embedFiles");
+  std::optional<LevelKind> Level = irtk::ir2vec::parseLevel(LevelName);
+  if (!Level)
+    throw py::value_error("Invalid level '" + LevelName +
+                          "'. Use 'func', 'bb' or 'inst'");
+  if (Threads < 0)
+    throw py::value_error("threads must be 0 (one per core) or more");
+
+  const size_t N = Paths.size();
+  unsigned Workers = Threads
+                         ? unsigned(Threads)
+                         : std::max(1u, std::thread::hardware_concurrency());
+  Workers = unsigned(std::min<size_t>(Workers, N));
+
+  std::vector<FileResult> Results(N);
+  std::vector<char> Done(N, 0);
+  std::mutex Mu;
+  std::condition_variable Ready;
+  std::atomic<size_t> Next{0};
+  std::atomic<bool> Stop{false};
+  auto Work = [&] {
+    for (size_t I; !Stop && (I = Next++) < N;) {
+      FileResult R;
+      try {
+        R = embedFile(Paths[I], K, *V, *Level);
+      } catch (const std::exception &E) {
+        R = FileResult();
+        R.Error = "'" + Paths[I] + "': " + E.what();
+      }
+      {
+        std::lock_guard<std::mutex> Lock(Mu);
+        Results[I] = std::move(R);
+        Done[I] = 1;
+      }
+      Ready.notify_all();
+    }
+  };
+  std::vector<std::thread> Pool;
+  // Joins the workers however this function is left (an exception, a
+  // KeyboardInterrupt): they stop after their current file.
+  struct Joiner {
+    std::vector<std::thread> &Pool;
+    std::atomic<bool> &Stop;
+    ~Joiner() {
+      Stop = true;
+      py::gil_scoped_release NoGIL;
+      for (std::thread &T : Pool)
+        T.join();
+    }
+  } Join{Pool, Stop};
+  for (unsigned I = 0; I < Workers; ++I)
+    Pool.emplace_back(Work);
+
+  py::list Out;
+  for (size_t I = 0; I < N; ++I) {
+    for (;;) {
+      bool IsDone;
+      {
+        py::gil_scoped_release NoGIL;
+        std::unique_lock<std::mutex> Lock(Mu);
+        IsDone = Ready.wait_for(Lock, std::chrono::milliseconds(100),
+                                [&] { return Done[I] != 0; });
+      }
+      if (IsDone)
+        break;
+      if (PyErr_CheckSignals() != 0)
+        throw py::error_already_set();
+    }
+    FileResult R;
+    {
+      std::lock_guard<std::mutex> Lock(Mu);
+      R = std::move(Results[I]);
+    }
+    Out.append(toPython(Names[I], R, *Level));
+  }
+  return Out;
+}
+
+PYBIND11_MODULE(_ir2vec, M) {
+  M.doc() = "IR2Vec embeddings of LLVM IR (irtk); see the ir2vec package.";
+  M.attr("__version__") = IRTK_VERSION;
+
+  py::tuple Bases =
+      py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_TypeError));
+  PyObject *ModeError = PyErr_NewExceptionWithDoc(
+      "ir2vec.InvalidModeError",
+      "An unknown mode string. A ValueError, as in upstream's first "
+      "revisions, and a TypeError, as upstream raises for a string now.",
+      Bases.ptr(), nullptr);
+  if (!ModeError)
+    throw py::error_already_set();
+  M.attr("InvalidModeError") = py::reinterpret_steal<py::object>(ModeError);
+
+  py::enum_<EmbeddingKind>(M, "IR2VecKind", "IR2Vec embedding kind")
+      .value("Symbolic", EmbeddingKind::Symbolic,
+             "Symbolic: operands contribute their operand kind")
+      .value("FlowAware", EmbeddingKind::FlowAware,
+             "Flow-aware: operands defined by an already embedded "
+             "instruction contribute that instruction's embedding")
+      .export_values();
+
+  py::class_<PyVocab>(M, "Vocab", "A loaded IR2Vec vocabulary")
+      .def_property_readonly(
+          "dimension", [](const PyVocab &P) { return P.V->dimension(); },
+          "Length of every embedding")
+      .def_property_readonly(
+          "path", [](const PyVocab &P) { return P.Path; },
+          "The file it was loaded from")
+      .def("__repr__", [](const PyVocab &P) {
+        return "<ir2vec.Vocab '" + P.Path +
+               "' dimension=" + std::to_string(P.V->dimension()) + ">";
+      });
+
+  M.def("loadVocab", &loadVocab, py::arg("vocabPath"), py::kw_only(),
+        py::arg("opcWeight") = 1.0, py::arg("typeWeight") = 0.5,
+        py::arg("argWeight") = 0.2,
+        "Load an IR2Vec vocabulary (upstream's JSON format). The weights "
+        "scale the Opcodes, Types and Arguments sections, as upstream's "
+        "-ir2vec-*-weight options do. Raises ValueError for an empty path or "
+        "a file that is missing or not a valid vocabulary.");
+
+  auto ToolInit = [](py::object Filename, py::object Mode, py::object Vocab,
+                     py::object VocabPath) {
+    return initEmbedding(Filename, Mode, Vocab, VocabPath);
+  };
+  py::class_<PyIR2VecTool>(M, "IR2VecTool",
+                           "The embeddings of one LLVM IR module")
+      .def(py::init(ToolInit), py::arg("filename"),
+           py::arg("mode") = EmbeddingKind::Symbolic,
+           py::arg("vocab") = py::none(), py::arg("vocabPath") = py::none())
+      .def_property_readonly("filename", &PyIR2VecTool::path)
+      .def_property_readonly("mode", &PyIR2VecTool::kind)
+      .def("getFuncNames", &PyIR2VecTool::getFuncNames,
+           "Names of the module's defined functions, in IR order")
+      .def("getFuncEmbMap", &PyIR2VecTool::getFuncEmbMap,
+           "{function name: embedding} for every defined function")
+      .def("getFuncEmb", &PyIR2VecTool::getFuncEmb, py::arg("funcName"),
+           "Embedding of one defined function (IR or demangled name)")
+      .def("getBBEmbMap", &PyIR2VecTool::getBBEmbMap, py::arg("funcName"),
+           "{block name: embedding} for the blocks of a function")
+      .def("getInstEmbMap", &PyIR2VecTool::getInstEmbMap, py::arg("funcName"),
+           "{instruction text: embedding} for the instructions of a "
+           "function");
+
+  M.def("initEmbedding", ToolInit, py::arg("filename"),
+        py::arg("mode") = EmbeddingKind::Symbolic,
+        py::arg("vocab") = py::none(), py::arg("vocabPath") = py::none(),
+        "Parse and verify an LLVM IR file (.ll or .bc) for embedding. mode: "
+        "ir2vec.IR2VecKind, or 'sym' / 'fa'. vocab: from ir2vec.loadVocab(); "
+        "vocabPath: a vocabulary file instead (upstream's first API).");
+
+  M.def(
+      "embedFiles",
+      [](py::object Filenames, py::object Mode, py::object Vocab,
+         py::object VocabPath, const std::string &Level, int Threads) {
+        return embedFiles(Filenames, Mode, Vocab, VocabPath, Level, Threads);
+      },
+      py::arg("filenames"), py::arg("mode") = EmbeddingKind::Symbolic,
+      py::arg("vocab") = py::none(), py::kw_only(),
+      py::arg("vocabPath") = py::none(), py::arg("level") = "func",
+      py::arg("threads") = 0,
+      "Embed many IR files in parallel with the GIL released. Returns one "
+      "dict per file, in input order: filename, error (None or a message), "
+      "warnings, and embeddings: {function: vector} for level 'func', "
+      "{function: [(block or instruction, vector), ...]} for 'bb' and "
+      "'inst'. threads=0 uses one thread per core.");
+}

@@ -1,0 +1,28 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Bundled vocabularies.
+
+Attributes are paths to vocabulary files inside the package, to pass to
+``ir2vec.loadVocab``. ``seedEmbedding75D`` is irtk's default 75-dimension
+vocabulary (the name is upstream's; the contents are irtk's). It is copied in
+when the package is built, if the build tree has it; otherwise the attribute
+still exists and ``ir2vec.loadVocab`` says the file is missing.
+"""
+
+import os as _os
+
+_DATA_DIR = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "vocab_data")
+
+seedEmbedding75D: str = _os.path.join(_DATA_DIR, "ir2vec-75d.json")
+
+_BUNDLED = (seedEmbedding75D,)
+
+
+def isAvailable(path) -> bool:
+    """False only for a bundled vocabulary this package was built without."""
+    try:
+        path = _os.fspath(path)
+    except TypeError:
+        return True  # Not a path at all: loadVocab reports the type error.
+    return path not in _BUNDLED or _os.path.isfile(path)
