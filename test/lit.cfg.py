@@ -20,6 +20,7 @@ config.environment["PATH"] = path
 plugin = os.path.join(config.irtk_lib_dir, "IRTKPlugin.so")
 config.substitutions.append(("%irtk_plugin", plugin))
 config.substitutions.append(("%irtk_bin", config.irtk_tools_dir))
+config.substitutions.append(("%irtk_src", os.path.dirname(config.test_source_root)))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%upstream_ir2vec", os.path.join(config.llvm_tools_dir, "llvm-ir2vec")))
 config.substitutions.append(("%clang", os.path.join(config.llvm_tools_dir, "clang")))

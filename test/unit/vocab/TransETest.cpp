@@ -121,22 +121,57 @@ TEST(TransETest, LearnsAChain) {
   EXPECT_GT(Wins, Trials * 9 / 10);
 }
 
+/// The chain, repeated: enough triplets for batches that two threads share.
+TripletSet longChain() {
+  TripletSet S = chain();
+  TripletSet L;
+  for (unsigned Copy = 0; Copy < 60; ++Copy)
+    L.Triplets.insert(L.Triplets.end(), S.Triplets.begin(), S.Triplets.end());
+  L.NumRelations = S.NumRelations;
+  return L;
+}
+
 TEST(TransETest, DeterministicForSeedAndThreads) {
   TransEOptions O;
   O.Dimension = 8;
-  O.Epochs = 20;
-  O.BatchSize = 4;
+  O.Epochs = 3;
+  O.BatchSize = 1024; // two threads of 512 each
   O.Threads = 2;
-  Expected<TransEModel> A = trainTransE(chain(), O);
-  Expected<TransEModel> B = trainTransE(chain(), O);
+  Expected<TransEModel> A = trainTransE(longChain(), O);
+  Expected<TransEModel> B = trainTransE(longChain(), O);
   O.Seed = 2;
-  Expected<TransEModel> C = trainTransE(chain(), O);
+  Expected<TransEModel> C = trainTransE(longChain(), O);
   IRTK_ASSERT_OK(A);
   IRTK_ASSERT_OK(B);
   IRTK_ASSERT_OK(C);
   EXPECT_EQ(A->Entities, B->Entities);
   EXPECT_EQ(A->Relations, B->Relations);
   EXPECT_NE(A->Entities, C->Entities);
+}
+
+// Below 512 triplets per thread and batch, one thread does the work: the
+// result does not depend on -j. With 1024 it does (the gradients are summed
+// in a different order), which shows that two threads really ran.
+TEST(TransETest, SmallBatchesUseOneThread) {
+  TransEOptions O;
+  O.Dimension = 8;
+  O.Epochs = 3;
+  O.BatchSize = 1023;
+  O.Threads = 1;
+  Expected<TransEModel> One = trainTransE(longChain(), O);
+  O.Threads = 2;
+  Expected<TransEModel> Two = trainTransE(longChain(), O);
+  O.BatchSize = 1024;
+  O.Threads = 1;
+  Expected<TransEModel> BigOne = trainTransE(longChain(), O);
+  O.Threads = 2;
+  Expected<TransEModel> BigTwo = trainTransE(longChain(), O);
+  IRTK_ASSERT_OK(One);
+  IRTK_ASSERT_OK(Two);
+  IRTK_ASSERT_OK(BigOne);
+  IRTK_ASSERT_OK(BigTwo);
+  EXPECT_EQ(One->Entities, Two->Entities);
+  EXPECT_NE(BigOne->Entities, BigTwo->Entities);
 }
 
 TEST(TransETest, RejectsBadOptions) {

@@ -63,7 +63,9 @@ struct TransEOptions {
   unsigned BatchSize = 1024;
   DistanceKind Distance = DistanceKind::L1;
   uint64_t Seed = 1;
-  /// 0: OpenMP's default.
+  /// 0: OpenMP's default. At most one thread per 512 triplets of a batch
+  /// is used (batch 1024: 2 threads; 256: 1), so the result depends on
+  /// min(Threads, BatchSize / 512), not on Threads alone.
   unsigned Threads = 0;
 };
 

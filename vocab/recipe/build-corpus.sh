@@ -1,0 +1,717 @@
+#!/usr/bin/env bash
+#===- build-corpus.sh - Bitcode corpora of real C and C++ code -------------===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+#===------------------------------------------------------------------------===#
+#
+# Usage: vocab/recipe/build-corpus.sh [--work DIR] [--src DIR] [--jobs N]
+#            [--levels-per-file K] [--splits LIST] [--rebuild]
+#
+# Fetches the Debian source packages listed in packages.txt (next to this
+# script) with `apt-get source`, runs configure steps where a package needs
+# generated headers, and compiles their C and C++ files with
+# `clang-22 / clang++-22 -O<level> -c -emit-llvm`, one module per translation
+# unit and level. Each split is an MLGO corpus (mlgo-utils' layout):
+#
+#   <work>/<split>/corpus_description.json
+#       {"has_thinlto": false, "modules": ["O2/zlib/deflate", ...]}
+#   <work>/<split>/<level>/<package>/<file>.bc    the module
+#   <work>/<split>/<level>/<package>/<file>.cmd   its compile flags
+#
+# Splits (a package's splits are in packages.txt):
+#   train    every file at K of the six levels O0 O1 O2 O3 Os Oz (K is
+#            --levels-per-file, default 3). The levels are the first K of a
+#            permutation of the six picked by the CRC-32 (`cksum`) of
+#            "<package>/<path in the package>": deterministic, about
+#            uniform over files, and raising K only adds levels.
+#   heldout  every file at O0, O2 and Oz, in packages training never sees,
+#            so a function's -O0 and -Oz modules can be matched by name.
+#   bench    every file at O2; bench/build-corpus.sh builds it for
+#            bench/run.sh.
+# <file> is the file's path in its package with `/` replaced by `_` and the
+# extension dropped (lib/at-func.c -> lib_at-func). The level comes first so
+# that <work>/<split>/<level>/ is a one-level slice of the corpus and each
+# .bc's directory names its package.
+#
+# Each <file>.cmd holds the clang-22/clang++-22 arguments that made the
+# module, without the action (-c -emit-llvm), the input, the output and -w,
+# each followed by a NUL byte: the format of the .llvmcmd section that
+# mlgo-utils' extract_ir copies into .cmd (which holds cc1 arguments, also
+# without input, output and warning flags). corpus_description.json has no
+# "global_command_override": the modules differ in level, include paths and
+# macros, so one command line cannot replace their .cmd files (extract_ir
+# omits the key too, except for local ThinLTO).
+#
+# <work>/corpus-manifest.json records, for each split in <work>, the packages
+# with their Debian versions and languages, the levels, the module counts
+# (per package and per level) and the modules that failed to compile.
+#
+# A rerun reuses every module whose .cmd matches what it would compile now
+# and prunes files the corpus no longer lists. Files that fail to compile are
+# skipped; their logs stay in <work>/logs/cc-<split>-*.log. A package whose
+# `apt-get source` fails is skipped with a warning. The script fails when the
+# train split ends up with modules from fewer than 10 packages.
+#
+# Options:
+#   --work DIR             output directory (default: vocab/recipe/work)
+#   --src DIR              where sources are fetched and configured (default:
+#                          <work>/src); may be shared with another work dir
+#   --jobs N               parallel compiles (default: the number of cores)
+#   --levels-per-file K    train levels per file, 1 to 6 (default: 3)
+#   --splits LIST          comma-separated splits to build (default:
+#                          train,heldout)
+#   --rebuild              delete the splits' modules, the logs and (without
+#                          --src) the sources, then build from scratch
+# Environment: CLANG, CLANGXX (default clang-22, clang++-22).
+#
+# Needs: Debian (bookworm or later) with apt-get and dpkg-dev, clang-22,
+# make, /usr/bin/python3; tclsh for SQLite's amalgamation (installed with
+# apt-get when missing). Adds a deb-src entry for the running release when
+# none is configured, which needs root.
+#
+#===------------------------------------------------------------------------===#
+
+set -euo pipefail
+
+RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PACKAGE_LIST=$RECIPE_DIR/packages.txt
+WORK=$RECIPE_DIR/work
+SRC=
+JOBS=$(nproc)
+LEVELS_PER_FILE=3
+SPLITS=train,heldout
+REBUILD=0
+CLANG=${CLANG:-clang-22}
+CLANGXX=${CLANGXX:-clang++-22}
+PYTHON=/usr/bin/python3
+ALL_LEVELS=(O0 O1 O2 O3 Os Oz)
+HELDOUT_LEVELS=(O0 O2 Oz)
+BENCH_LEVELS=(O2)
+MIN_TRAIN_PACKAGES=10
+
+log() { printf '[build-corpus %s] %s\n' "$(date +%T)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+# The usage and options paragraphs of the header.
+usage() {
+  sed -n -e '/^# Usage:/,/^#$/p' -e '/^# Options:/,/^# Environment/p' \
+    "${BASH_SOURCE[0]}" | sed -e 's/^# \{0,1\}//' -e '/^Environment/d'
+}
+usage_error() { log "error: $*"; usage >&2; exit 2; }
+
+# --- 0. Options ------------------------------------------------------------------
+while (($#)); do
+  OPT=$1 VAL=
+  case $OPT in
+    --*=*) VAL=${OPT#*=}; OPT=${OPT%%=*} ;;
+    --work | --src | --jobs | --levels-per-file | --splits)
+      (($# >= 2)) || usage_error "$OPT needs a value"
+      VAL=$2; shift ;;
+  esac
+  shift
+  case $OPT in
+    --work) WORK=$VAL ;;
+    --src) SRC=$VAL ;;
+    --jobs) JOBS=$VAL ;;
+    --levels-per-file) LEVELS_PER_FILE=$VAL ;;
+    --splits) SPLITS=$VAL ;;
+    --rebuild) REBUILD=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage_error "unknown option '$OPT'" ;;
+  esac
+done
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$JOBS'"
+[[ $LEVELS_PER_FILE =~ ^[1-6]$ ]] ||
+  usage_error "--levels-per-file wants a number from 1 to 6, not '$LEVELS_PER_FILE'"
+IFS=, read -r -a SPLIT_LIST <<<"$SPLITS"
+((${#SPLIT_LIST[@]})) || usage_error "--splits is empty"
+for S in "${SPLIT_LIST[@]}"; do
+  [[ $S =~ ^(train|heldout|bench)$ ]] ||
+    usage_error "unknown split '$S' (train, heldout or bench)"
+done
+
+# --- Helpers -------------------------------------------------------------------
+in_list() { # word list...
+  local W=$1; shift
+  local X
+  for X; do [[ $X == "$W" ]] && return 0; done
+  return 1
+}
+fn_name() { printf '%s' "${1//[^A-Za-z0-9]/_}"; }
+
+srcdir() { { compgen -G "$SRC/$1-[0-9]*/" || true; } | head -n1 | sed 's:/$::'; }
+
+as_root() {
+  if [[ $(id -u) == 0 ]]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else die "need root for: $*"; fi
+}
+
+# A deb-src entry for the running release, from the archive the machine's
+# binary packages come from.
+ensure_deb_src() { # a package to probe with
+  command -v apt-get >/dev/null || die "apt-get not found; this script fetches Debian source packages"
+  command -v dpkg-source >/dev/null || die "dpkg-source not found (Debian package dpkg-dev)"
+  if ! grep -rqsE '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' \
+      /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    local CODENAME URI
+    # shellcheck disable=SC1091 # a system file
+    CODENAME=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    [[ -n $CODENAME ]] || die "cannot tell the Debian release from /etc/os-release"
+    URI=$(grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources | head -n 1 |
+      awk '{print $2}')
+    [[ -n $URI ]] || URI=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+    [[ -n $URI ]] || die "cannot find the Debian archive in /etc/apt"
+    log "adding deb-src for $CODENAME (/etc/apt/sources.list.d/irtk-deb-src.sources)"
+    printf '%s\n' 'Types: deb-src' "URIs: $URI" \
+      "Suites: $CODENAME" 'Components: main' \
+      'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+      as_root tee /etc/apt/sources.list.d/irtk-deb-src.sources >/dev/null
+    as_root apt-get update -qq
+  elif [[ -z $(apt-cache showsrc "$1" 2>/dev/null) ]]; then
+    log "apt-get update (no source records yet)"
+    as_root apt-get update -qq
+  fi
+}
+
+fetch() { # package
+  if (cd "$SRC" && apt-get source -qq "$1" >"$LOGS/source-$1.log" 2>&1); then
+    log "fetched $(basename "$(srcdir "$1")")"
+  else
+    log "warning: apt-get source $1 failed, skipping it (see $LOGS/source-$1.log)"
+  fi
+}
+
+# The levels of one file in one split.
+FACT=(1 1 2 6 24 120)
+levels_of() { # split key
+  case $1 in
+    heldout) echo "${HELDOUT_LEVELS[*]}" ;;
+    bench) echo "${BENCH_LEVELS[*]}" ;;
+    train)
+      # Permutation number CRC mod 6! of the six levels, in the factorial
+      # number system; its first K levels.
+      local H N I IDX POOL=("${ALL_LEVELS[@]}") PICK=()
+      H=$(printf '%s' "$2" | cksum)
+      N=$((${H%% *} % 720))
+      for ((I = 5; I >= 0; I--)); do
+        IDX=$((N / FACT[I])); N=$((N % FACT[I]))
+        PICK+=("${POOL[IDX]}")
+        POOL=("${POOL[@]:0:IDX}" "${POOL[@]:IDX+1}")
+      done
+      echo "${PICK[*]:0:LEVELS_PER_FILE}" ;;
+  esac
+}
+
+# --- Package recipes ------------------------------------------------------------------
+# prep_<package> <srcdir> (optional) runs configure steps; jobs_<package>
+# <srcdir> prints one line per file to compile: "<package>\t<file>\t<flags>",
+# the flags shell-quoted. <package> is the name in packages.txt with every
+# character other than a letter or digit replaced by '_'.
+
+configure_pkg() { # dir configure-args...
+  local D=$1; shift
+  [[ -f $D/.irtk-configured ]] && return 0
+  log "configuring $(basename "$D") (takes a minute)"
+  if (cd "$D" && CC=$CLANG ./configure --disable-dependency-tracking "$@" \
+        >"$LOGS/configure-$(basename "$D").log" 2>&1); then
+    touch "$D/.irtk-configured"
+  else
+    log "warning: configure failed in $D; compiling without config.h"
+  fi
+}
+
+prep_gzip() {
+  # gzip's gnulib headers and version.h are generated by make.
+  configure_pkg "$1" --disable-nls
+  [[ -f $1/.irtk-built ]] && return 0
+  if make -C "$1" -j"$JOBS" ACLOCAL=true AUTOCONF=true AUTOMAKE=true \
+      AUTOHEADER=true MAKEINFO=true >"$LOGS/make-gzip.log" 2>&1; then
+    touch "$1/.irtk-built"
+  else
+    log "warning: make failed in $1 (see $LOGS/make-gzip.log)"
+  fi
+}
+prep_xz_utils() { configure_pkg "$1" --disable-nls --disable-shared; }
+prep_sqlite3() {
+  [[ -f $1/bld/sqlite3.c ]] && return 0
+  if ! command -v tclsh >/dev/null; then
+    log "installing tcl (SQLite's amalgamation is generated by Tcl scripts)"
+    as_root apt-get install -y -qq tcl >/dev/null
+  fi
+  log "generating the SQLite amalgamation"
+  if ! (mkdir -p "$1/bld" && cd "$1/bld" &&
+        CC=$CLANG ../configure >"$LOGS/configure-sqlite3.log" 2>&1 &&
+        make sqlite3.c shell.c >"$LOGS/make-sqlite3.log" 2>&1); then
+    log "warning: SQLite amalgamation failed (see $LOGS/*sqlite3.log)"
+  fi
+}
+
+# Sources in each existing DIR (recursively with -r), sorted, without quilt's
+# .pc/ and debian/. -x GLOB drops file names, -xp GLOB paths.
+srcs() { # [-r] [-x GLOB]... [-xp GLOB]... DIR...
+  local DEPTH=(-maxdepth 1) EX=() DIRS=()
+  while (($#)); do
+    case $1 in
+      -r) DEPTH=() ;;
+      -x) EX+=(! -name "$2"); shift ;;
+      -xp) EX+=(! -path "$2"); shift ;;
+      *) if [[ -d $1 ]]; then DIRS+=("$1"); fi ;;
+    esac
+    shift
+  done
+  ((${#DIRS[@]})) || return 0
+  find "${DIRS[@]}" "${DEPTH[@]}" \( -name .pc -o -name debian \) -prune -o \
+    -type f \( -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name '*.cxx' \) \
+    "${EX[@]}" -print | sort
+}
+# Reads file names, prints one job line each with the shell-quoted flags.
+add_jobs() { # flags... < files
+  local F Q
+  Q=$(printf '%q ' "$@")
+  while IFS= read -r F; do printf '%s\t%s\t%s\n' "$CUR_PKG" "$F" "$Q"; done
+}
+
+# -- C ---------------------------------------------------------------------------------
+jobs_zlib() {
+  srcs "$1" | add_jobs -I"$1" -DHAVE_UNISTD_H -DHAVE_STDARG_H -D_LARGEFILE64_SOURCE=1
+  srcs "$1/contrib/minizip" |
+    add_jobs -I"$1" -I"$1/contrib/minizip" -D_LARGEFILE64_SOURCE=1
+}
+jobs_bzip2() { srcs -x dlltest.c "$1" | add_jobs -I"$1" -D_FILE_OFFSET_BITS=64; }
+jobs_lua5_4() {
+  # Debian's patches include a header that its rules file writes.
+  local MA
+  MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+  mkdir -p "$GEN/lua5.4"
+  echo "#define DEB_HOST_MULTIARCH \"$MA\"" >"$GEN/lua5.4/lua5.4-deb-multiarch.h"
+  srcs "$1/src" | add_jobs -I"$1/src" -I"$GEN/lua5.4" -DLUA_USE_LINUX -DLUA_COMPAT_5_3
+}
+jobs_sqlite3() {
+  local F
+  for F in sqlite3.c shell.c; do
+    if [[ -f $1/bld/$F ]]; then echo "$1/bld/$F"; fi
+  done |
+    add_jobs -I"$1/bld" -DSQLITE_THREADSAFE=1 -DSQLITE_ENABLE_FTS5 \
+      -DSQLITE_ENABLE_RTREE -DSQLITE_ENABLE_JSON1
+  srcs "$1/ext/misc" | add_jobs -I"$1/bld" -I"$1/src" -I"$1/ext/misc"
+}
+jobs_gzip() { srcs "$1" "$1/lib" | add_jobs -I"$1" -I"$1/lib" -DHAVE_CONFIG_H; }
+jobs_jq() {
+  srcs "$1/src" | add_jobs -I"$1/src" -DHAVE_MKSTEMP -DHAVE_ISATTY -DIEEE_8087 \
+    -DHAVE_ALLOCA_H -DHAVE_ALLOCA -D_GNU_SOURCE -DPACKAGE_STRING='"jq 1.6"' \
+    -DJQ_VERSION='"1.6"'
+}
+jobs_libyaml() {
+  srcs "$1/src" | add_jobs -I"$1/include" -I"$1/src" -DYAML_VERSION_MAJOR=0 \
+    -DYAML_VERSION_MINOR=2 -DYAML_VERSION_PATCH=5 -DYAML_VERSION_STRING='"0.2.5"'
+}
+jobs_xz_utils() {
+  local S INC=(-I"$1" -DHAVE_CONFIG_H -I"$1/src/common")
+  for S in api common check lz rangecoder lzma delta simple; do
+    INC+=(-I"$1/src/liblzma/$S")
+  done
+  srcs -r -xp '*/tests/*' "$1/src/liblzma" "$1/src/xz" "$1/src/common" |
+    add_jobs "${INC[@]}"
+}
+jobs_libzstd() {
+  srcs -r -xp '*/legacy/*' "$1/lib" "$1/programs" | add_jobs -I"$1/lib" \
+    -I"$1/lib/common" -DXXH_NAMESPACE=ZSTD_ -DZSTD_MULTITHREAD -DZSTD_LEGACY_SUPPORT=0
+}
+jobs_lz4() {
+  srcs "$1/lib" "$1/programs" "$1/tests" "$1/examples" |
+    add_jobs -I"$1/lib" -I"$1/programs"
+}
+jobs_brotli() { srcs -r "$1/c" | add_jobs -I"$1/c/include"; }
+jobs_lzo2() {
+  srcs "$1/src" "$1/examples" "$1/lzotest" "$1/tests" |
+    add_jobs -I"$1/include" -I"$1" -I"$1/src"
+  srcs "$1/minilzo" | add_jobs -I"$1/minilzo" -I"$1/include/lzo"
+}
+jobs_libpng1_6() {
+  # The configured pnglibconf.h is the prebuilt one; zlib.h from zlib's
+  # source when we have it, else from the system.
+  local Z ZINC=()
+  mkdir -p "$GEN/libpng1.6"
+  cp "$1/scripts/pnglibconf.h.prebuilt" "$GEN/libpng1.6/pnglibconf.h"
+  Z=$(srcdir zlib)
+  if [[ -n $Z ]]; then ZINC=(-I"$Z"); fi
+  # makepng.c and tarith.c need a libpng configuration other than the default.
+  srcs -x makepng.c -x tarith.c "$1" "$1/intel" "$1/contrib/libtests" \
+    "$1/contrib/tools" "$1/contrib/examples" |
+    add_jobs -I"$GEN/libpng1.6" -I"$1" "${ZINC[@]}" -DPNG_INTEL_SSE
+}
+jobs_giflib() { srcs "$1" | add_jobs -I"$1"; }
+jobs_cjson() {
+  srcs "$1" "$1/tests" "$1/tests/unity/src" |
+    add_jobs -I"$1" -I"$1/tests" -I"$1/tests/unity/src"
+}
+
+# -- C++ -------------------------------------------------------------------------------
+jobs_libjsoncpp() {
+  srcs -r "$1/src" "$1/example" |
+    add_jobs -std=c++17 -I"$1/include" -I"$1/src/lib_json"
+}
+jobs_pugixml() {
+  srcs "$1/src" "$1/tests" "$1/docs/samples" | add_jobs -std=c++17 -I"$1/src"
+}
+jobs_fmtlib() {
+  # The library only: the tests take 15-30 s each, most of it in GoogleTest;
+  # fmt.cc is the C++20 module interface.
+  srcs -x fmt.cc "$1/src" | add_jobs -std=c++17 -I"$1/include"
+}
+jobs_snappy() {
+  # CMake would write config.h and snappy-stubs-public.h.
+  local V MAJ MIN PAT
+  V=$(grep -oE 'VERSION [0-9]+\.[0-9]+\.[0-9]+' "$1/CMakeLists.txt" | head -n1)
+  IFS=. read -r MAJ MIN PAT <<<"${V#VERSION }"
+  mkdir -p "$GEN/snappy"
+  # shellcheck disable=SC2016 # literal ${...} in the sed patterns
+  sed -e 's/\${HAVE_SYS_UIO_H_01}/1/' -e "s/\${PROJECT_VERSION_MAJOR}/$MAJ/" \
+    -e "s/\${PROJECT_VERSION_MINOR}/$MIN/" -e "s/\${PROJECT_VERSION_PATCH}/$PAT/" \
+    "$1/snappy-stubs-public.h.in" >"$GEN/snappy/snappy-stubs-public.h"
+  printf '#define %s 1\n' HAVE_ATTRIBUTE_ALWAYS_INLINE HAVE_BUILTIN_CTZ \
+    HAVE_BUILTIN_EXPECT HAVE_FUNC_MMAP HAVE_FUNC_SYSCONF HAVE_SYS_MMAN_H \
+    HAVE_SYS_RESOURCE_H HAVE_SYS_TIME_H HAVE_SYS_UIO_H HAVE_UNISTD_H \
+    >"$GEN/snappy/config.h"
+  printf '#define %s 0\n' SNAPPY_HAVE_SSSE3 SNAPPY_HAVE_BMI2 >>"$GEN/snappy/config.h"
+  # The tests, benchmarks and fuzzers need GoogleTest or Google Benchmark.
+  srcs -x '*test*' -x '*benchmark*' -x '*fuzzer*' "$1" |
+    add_jobs -std=c++17 -I"$GEN/snappy" -I"$1" -DHAVE_CONFIG_H
+}
+jobs_re2() {
+  # re2/testing uses re2's own small test framework (util/test.h).
+  srcs "$1/re2" "$1/re2/testing" "$1/util" | add_jobs -std=c++17 -I"$1"
+}
+jobs_yaml_cpp() {
+  # util/api.cpp is a sketch that does not compile.
+  srcs -x api.cpp "$1/src" "$1/src/contrib" "$1/util" |
+    add_jobs -std=c++17 -I"$1/include" -I"$1/src"
+}
+jobs_leveldb() {
+  # CMake would write port/port_config.h. The tests need GoogleTest.
+  mkdir -p "$GEN/leveldb/port"
+  printf '#define %s\n' 'HAVE_FDATASYNC 1' 'HAVE_FULLFSYNC 0' 'HAVE_O_CLOEXEC 1' \
+    'HAVE_CRC32C 0' 'HAVE_SNAPPY 0' >"$GEN/leveldb/port/port_config.h"
+  srcs -x '*_test.cc' -x '*_bench.cc' -x '*windows*' -x '*.c' "$1/db" \
+    "$1/table" "$1/util" "$1/helpers/memenv" |
+    add_jobs -std=c++17 -I"$GEN/leveldb" -I"$1" -I"$1/include" \
+      -DLEVELDB_PLATFORM_POSIX=1
+  # The test of the C API is C, and needs no test framework.
+  srcs -x '*.cc' "$1/db" | add_jobs -I"$1/include"
+}
+jobs_tinyxml2() { srcs "$1" | add_jobs -std=c++17 -I"$1"; }
+jobs_double_conversion() {
+  # gay-*.cc are tables of test vectors: 8-10 MB modules of constant data.
+  srcs -x 'gay-*.cc' "$1/double-conversion" "$1/test/cctest" |
+    add_jobs -std=c++17 -I"$1" -I"$1/test/cctest"
+}
+
+# --- 1. Work directory and package list ---------------------------------------------
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+OWN_SRC=0
+if [[ -z $SRC ]]; then SRC=$WORK/src; OWN_SRC=1; fi
+mkdir -p "$SRC"
+SRC=$(cd "$SRC" && pwd)
+LOGS=$WORK/logs
+GEN=$WORK/gen     # headers that a package's build system would generate
+STATE=$WORK/state # job lists and tables of the last run
+
+command -v "$CLANG" >/dev/null || die "$CLANG not found (Debian package clang-22)"
+command -v "$CLANGXX" >/dev/null || die "$CLANGXX not found (Debian package clang-22)"
+[[ -x $PYTHON ]] || die "$PYTHON not found (Debian package python3)"
+command -v dpkg-parsechangelog >/dev/null || die "dpkg-parsechangelog not found (Debian package dpkg-dev)"
+
+if ((REBUILD)); then
+  WHAT="${SPLIT_LIST[*]}, logs"
+  if ((OWN_SRC)); then WHAT+=", sources"; fi
+  log "--rebuild: deleting $WHAT"
+  for S in "${SPLIT_LIST[@]}"; do rm -rf "${WORK:?}/$S"; done
+  rm -rf "$LOGS" "$GEN" "$STATE"
+  if ((OWN_SRC)); then rm -rf "$SRC"; mkdir -p "$SRC"; fi
+fi
+mkdir -p "$LOGS" "$GEN" "$STATE"
+for S in "${SPLIT_LIST[@]}"; do rm -f "$LOGS/cc-$S-"*.log; done
+
+declare -A PKG_LANG PKG_SPLITS
+PKGS=() # the packages of the requested splits, in list order
+while read -r NAME LANGUAGE REST; do
+  [[ -z $NAME || $NAME == \#* ]] && continue
+  read -r -a PS <<<"$REST"
+  ((${#PS[@]})) || die "$PACKAGE_LIST: $NAME has no split"
+  for S in "${PS[@]}"; do
+    [[ $S =~ ^(train|heldout|bench)$ ]] || die "$PACKAGE_LIST: $NAME: unknown split '$S'"
+  done
+  if in_list train "${PS[@]}" && in_list heldout "${PS[@]}"; then
+    die "$PACKAGE_LIST: $NAME is in both train and heldout"
+  fi
+  [[ $LANGUAGE == C || $LANGUAGE == C++ ]] ||
+    die "$PACKAGE_LIST: $NAME: language '$LANGUAGE' is neither C nor C++"
+  declare -F "jobs_$(fn_name "$NAME")" >/dev/null ||
+    die "$PACKAGE_LIST lists $NAME, but this script has no jobs_$(fn_name "$NAME")"
+  PKG_LANG[$NAME]=$LANGUAGE
+  WANTED=()
+  for S in "${PS[@]}"; do
+    if in_list "$S" "${SPLIT_LIST[@]}"; then WANTED+=("$S"); fi
+  done
+  if ((${#WANTED[@]})); then
+    PKG_SPLITS[$NAME]=${WANTED[*]}
+    PKGS+=("$NAME")
+  fi
+done <"$PACKAGE_LIST"
+((${#PKGS[@]})) || die "$PACKAGE_LIST lists no package for ${SPLIT_LIST[*]}"
+
+# --- 2. Sources ------------------------------------------------------------------------
+MISSING=()
+for P in "${PKGS[@]}"; do [[ -n $(srcdir "$P") ]] || MISSING+=("$P"); done
+if ((${#MISSING[@]})); then
+  ensure_deb_src "${MISSING[0]}"
+  log "apt-get source ${MISSING[*]} (into $SRC)"
+  for P in "${MISSING[@]}"; do
+    # Four downloads at a time.
+    while (($(jobs -pr | wc -l) >= 4)); do wait -n || true; done
+    fetch "$P" &
+  done
+  wait
+fi
+
+# --- 3. Configure steps (in parallel: they are the slow part) ---------------------------
+for P in "${PKGS[@]}"; do
+  F=prep_$(fn_name "$P")
+  D=$(srcdir "$P")
+  if [[ -n $D ]] && declare -F "$F" >/dev/null; then "$F" "$D" & fi
+done
+wait
+
+# --- 4. The module table: what to compile at which levels -------------------------
+PACKAGE_TABLE=$STATE/packages.tsv # package, language, version, splits, source dir
+MODULE_TABLE=$STATE/modules.tsv   # split, module, package, level, file, flags
+: >"$PACKAGE_TABLE"
+: >"$MODULE_TABLE"
+for P in "${PKGS[@]}"; do
+  D=$(srcdir "$P")
+  [[ -n $D ]] || continue
+  V=$(dpkg-parsechangelog -l "$D/debian/changelog" -S Version 2>/dev/null || echo unknown)
+  printf '%s\t%s\t%s\t%s\t%s\n' "$P" "${PKG_LANG[$P]}" "$V" "${PKG_SPLITS[$P]}" \
+    "$D" >>"$PACKAGE_TABLE"
+  CUR_PKG=$P
+  "jobs_$(fn_name "$P")" "$D" >"$STATE/files-$P.tsv"
+  N=0
+  while IFS=$'\t' read -r _ FILE FLAGS; do
+    REL=${FILE#"$D"/}
+    FLAT=${REL//\//_}
+    FLAT=${FLAT%.*}
+    for S in ${PKG_SPLITS[$P]}; do
+      for L in $(levels_of "$S" "$P/$REL"); do
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$S" "$L/$P/$FLAT" "$P" "$L" "$FILE" \
+          "$FLAGS" >>"$MODULE_TABLE"
+      done
+    done
+    N=$((N + 1))
+  done <"$STATE/files-$P.tsv"
+  ((N)) || log "warning: $P: no source files found in $D"
+done
+DUP=$(cut -f1,2 "$MODULE_TABLE" | sort | uniq -d | head -n1)
+[[ -z $DUP ]] || die "two files of a package map to the same module: ${DUP/$'\t'/ }"
+
+# --- 5. Prune what the corpora no longer list, then compile ---------------------------
+for S in "${SPLIT_LIST[@]}"; do
+  mkdir -p "$WORK/$S"
+  awk -F'\t' -v S="$S" -v R="$WORK/$S" \
+    '$1 == S { print R "/" $2 ".bc"; print R "/" $2 ".cmd" }' "$MODULE_TABLE" |
+    sort >"$STATE/expected-$S.txt"
+  find "$WORK/$S" -type f ! -name corpus_description.json | sort |
+    comm -23 - "$STATE/expected-$S.txt" >"$STATE/stale-$S.txt"
+  if [[ -s $STATE/stale-$S.txt ]]; then
+    log "$S: removing $(wc -l <"$STATE/stale-$S.txt") files the corpus no longer lists"
+    xargs -d '\n' rm -f <"$STATE/stale-$S.txt"
+    find "$WORK/$S" -mindepth 1 -type d -empty -delete
+  fi
+done
+
+# A module is current when its .bc exists and its .cmd holds the arguments it
+# would be compiled with now.
+is_current() { # dest args...
+  local DEST=$1; shift
+  [[ -s $DEST.bc && -f $DEST.cmd ]] || return 1
+  local -a HAVE
+  mapfile -d '' -t HAVE <"$DEST.cmd"
+  ((${#HAVE[@]} == $#)) || return 1
+  local I=0 A
+  for A; do
+    [[ ${HAVE[I]} == "$A" ]] || return 1
+    I=$((I + 1))
+  done
+}
+
+compile_one() { # "<split>\t<module>\t<package>\t<level>\t<file>\t<quoted flags>"
+  local S MOD P L FILE FLAGS
+  IFS=$'\t' read -r S MOD P L FILE FLAGS <<<"$1"
+  local DEST=$WORK/$S/$MOD LOG=$LOGS/cc-$S-${MOD//\//-}.log CC=$CLANGXX
+  if [[ $FILE == *.c ]]; then CC=$CLANG; fi
+  eval "set -- -$L $FLAGS" # add_jobs quoted each flag with printf %q
+  rm -f "$DEST.bc" "$DEST.cmd"
+  mkdir -p "${DEST%/*}"
+  if timeout 600 "$CC" -c -emit-llvm -w "$@" "$FILE" -o "$DEST.bc.tmp" >"$LOG" 2>&1; then
+    # The .cmd first: a .cmd without its .bc is compiled again.
+    printf '%s\0' "$@" >"$DEST.cmd"
+    mv "$DEST.bc.tmp" "$DEST.bc"
+    rm -f "$LOG"
+  else
+    rm -f "$DEST.bc.tmp"
+    echo "$S $MOD" >>"$STATE/failed"
+  fi
+  echo >>"$STATE/progress"
+}
+export -f compile_one
+export WORK LOGS STATE CLANG CLANGXX
+
+TOTAL=$(wc -l <"$MODULE_TABLE")
+((TOTAL)) || die "nothing to compile for ${SPLIT_LIST[*]}"
+# The modules to compile, the biggest files first so that no big file
+# finishes last alone.
+declare -A SIZE
+while read -r SZ F; do SIZE[$F]=$SZ; done < <(cut -f5 "$MODULE_TABLE" | sort -u |
+  xargs -d '\n' stat -c '%s %n')
+while IFS= read -r LINE; do
+  IFS=$'\t' read -r S MOD _ L F FLAGS <<<"$LINE"
+  eval "set -- -$L $FLAGS"
+  if ! is_current "$WORK/$S/$MOD" "$@"; then
+    printf '%s\t%s\n' "${SIZE[$F]:-0}" "$LINE"
+  fi
+done <"$MODULE_TABLE" | sort -t$'\t' -k1,1nr -s | cut -f2- >"$STATE/todo.tsv"
+TODO=$(wc -l <"$STATE/todo.tsv")
+: >"$STATE/progress"
+: >"$STATE/failed"
+log "$TOTAL modules in ${SPLIT_LIST[*]}: $((TOTAL - TODO)) current, compiling $TODO ($JOBS jobs)"
+if ((TODO)); then
+  # Progress once a minute.
+  (
+    trap 'kill $! 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep 60 & wait $!
+      log "compiled $(wc -l <"$STATE/progress") of $TODO"
+    done
+  ) &
+  TICKER=$!
+  trap 'kill "$TICKER" 2>/dev/null || true' EXIT
+  # shellcheck disable=SC2016 # $1 is compile_one's
+  xargs -d '\n' -n1 -P "$JOBS" bash -c 'compile_one "$1"' _ <"$STATE/todo.tsv"
+  kill "$TICKER" 2>/dev/null || true
+  wait "$TICKER" 2>/dev/null || true
+fi
+
+# --- 6. Corpus descriptions, manifest, summary -----------------------------------------
+"$CLANG" --version | head -n1 >"$STATE/clang-version"
+TRAIN_PACKAGES=$("$PYTHON" - "$WORK" "$STATE" "$LEVELS_PER_FILE" "${SPLIT_LIST[@]}" <<'PY'
+import json, os, sys
+
+work, state, k, splits = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+policy = {
+    "train": {"levels": ["O0", "O1", "O2", "O3", "Os", "Oz"], "levels_per_file": k,
+              "sampling": "the first levels_per_file of the permutation number "
+                          "cksum('<package>/<file>') mod 720 of the levels"},
+    "heldout": {"levels": ["O0", "O2", "Oz"], "levels_per_file": 3},
+    "bench": {"levels": ["O2"], "levels_per_file": 1},
+}
+packages = {}
+with open(os.path.join(state, "packages.tsv")) as f:
+    for line in f:
+        name, lang, version, psplits, _ = line.rstrip("\n").split("\t")
+        packages[name] = {"name": name, "language": lang, "version": version}
+table = {s: [] for s in splits}
+with open(os.path.join(state, "modules.tsv")) as f:
+    for line in f:
+        s, mod, pkg, level, path = line.split("\t")[:5]
+        table[s].append((mod, pkg, level, path))
+with open(os.path.join(state, "clang-version")) as f:
+    compiler = f.read().strip()
+
+manifest_path = os.path.join(work, "corpus-manifest.json")
+previous = {}
+if os.path.isfile(manifest_path):
+    with open(manifest_path) as f:
+        previous = json.load(f).get("splits", {})
+manifest = {"generator": "vocab/recipe/build-corpus.sh", "compiler": compiler,
+            "splits": {}}
+train_packages = 0
+for s in splits:
+    root = os.path.join(work, s)
+    built = sorted(m for m, *_ in table[s] if os.path.isfile(
+        os.path.join(root, m + ".bc")))
+    desc = {"has_thinlto": False, "modules": built}
+    tmp = os.path.join(root, "corpus_description.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(desc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, os.path.join(root, "corpus_description.json"))
+    ok = set(built)
+    per_pkg, per_level, failed = {}, {}, []
+    for mod, pkg, level, path in table[s]:
+        p = per_pkg.setdefault(pkg, {"files": set(), "modules": 0})
+        p["files"].add(path)
+        if mod in ok:
+            p["modules"] += 1
+            per_level[level] = per_level.get(level, 0) + 1
+        else:
+            failed.append(mod)
+    pkgs = []
+    for name in sorted(per_pkg):
+        info = dict(packages[name])
+        info["files"] = len(per_pkg[name]["files"])
+        info["modules"] = per_pkg[name]["modules"]
+        pkgs.append(info)
+    order = ["O0", "O1", "O2", "O3", "Os", "Oz"]
+    entry = dict(policy[s])
+    entry.update({
+        "corpus": s + "/corpus_description.json",
+        "packages": pkgs,
+        "files": sum(p["files"] for p in pkgs),
+        "modules": len(built),
+        "modules_per_level": {l: per_level[l] for l in order if l in per_level},
+        "failed_modules": sorted(failed),
+    })
+    manifest["splits"][s] = entry
+    with_modules = sum(1 for p in pkgs if p["modules"])
+    if s == "train":
+        train_packages = with_modules
+    langs = {}
+    for p in pkgs:
+        if p["modules"]:
+            langs[p["language"]] = langs.get(p["language"], 0) + 1
+    print(f"[build-corpus] {s}: {len(built)} modules from {entry['files']} files "
+          f"of {with_modules} packages "
+          f"({', '.join(f'{n} {l}' for l, n in sorted(langs.items()))}); "
+          f"{len(failed)} failed; per level "
+          f"{' '.join(f'{l}={n}' for l, n in entry['modules_per_level'].items())}",
+          file=sys.stderr)
+    for p in pkgs:
+        print(f"[build-corpus]   {p['name']:<18} {p['version']:<26} {p['language']:<4}"
+              f"{p['files']:>5} files {p['modules']:>6} modules", file=sys.stderr)
+
+# Splits built by earlier runs keep their entries while their corpus exists.
+for s, entry in previous.items():
+    if s not in splits and os.path.isfile(os.path.join(work, s, "corpus_description.json")):
+        manifest["splits"][s] = entry
+order = ["train", "heldout", "bench"]
+manifest["splits"] = {s: manifest["splits"][s] for s in order if s in manifest["splits"]}
+tmp = manifest_path + ".tmp"
+with open(tmp, "w") as f:
+    json.dump(manifest, f, indent=2)
+    f.write("\n")
+os.replace(tmp, manifest_path)
+print(train_packages)
+PY
+)
+
+FAILED=$(wc -l <"$STATE/failed")
+if ((FAILED)); then
+  log "$FAILED modules failed to compile this run; logs in $LOGS/cc-*.log"
+fi
+log "wrote $WORK/corpus-manifest.json; took $((SECONDS / 60)) min $((SECONDS % 60)) s"
+if in_list train "${SPLIT_LIST[@]}" && ((TRAIN_PACKAGES < MIN_TRAIN_PACKAGES)); then
+  die "only $TRAIN_PACKAGES training packages produced modules (want at least $MIN_TRAIN_PACKAGES)"
+fi
