@@ -121,16 +121,23 @@ void InstructionPrinter::print(raw_ostream &OS, const Instruction &I) {
 }
 
 namespace {
-/// Writes one module's embeddings in text or JSON-lines form.
+/// Writes one module's embeddings in text or JSON-lines form, or hands each
+/// one to a visitor instead.
 class EmbeddingWriter {
 public:
   EmbeddingWriter(const vocab::Vocabulary &V,
-                  const EmbeddingOutputOptions &Opts, raw_ostream &OS)
-      : V(V), Opts(Opts), OS(OS), Vec(V.dimension()) {}
+                  const EmbeddingOutputOptions &Opts, raw_ostream &OS,
+                  function_ref<void(const EmbeddingRecord &)> Visit = nullptr)
+      : V(V), Opts(Opts), OS(OS), Visit(Visit), Vec(V.dimension()) {}
+
+  /// Whether this writer prints upstream's text format.
+  bool isText() const {
+    return !Visit && Opts.Format == OutputFormatKind::Text;
+  }
 
   void writeFunction(const Function &F) {
     std::unique_ptr<Embedder> E = Embedder::create(Opts.Kind, F, V);
-    bool Text = Opts.Format == OutputFormatKind::Text;
+    bool Text = isText();
     if (Text)
       OS << "Function: " << F.getName() << '\n';
     switch (Opts.Level) {
@@ -186,6 +193,19 @@ public:
 private:
   void writeRecord(const Function &F, const BasicBlock *BB, unsigned BBIndex,
                    const Instruction *I, unsigned InstIndex) {
+    if (Visit) {
+      EmbeddingRecord R;
+      R.F = &F;
+      R.BB = BB;
+      R.BlockIndex = BBIndex;
+      R.I = I;
+      R.InstIndex = InstIndex;
+      if (I)
+        R.InstText = StringRef(InstText).ltrim(' ');
+      R.Vector = Vec;
+      Visit(R);
+      return;
+    }
     OS << "{\"module\":";
     printJSONString(OS, Opts.ModuleName);
     OS << ",\"function\":";
@@ -211,6 +231,7 @@ private:
   const vocab::Vocabulary &V;
   const EmbeddingOutputOptions &Opts;
   raw_ostream &OS;
+  function_ref<void(const EmbeddingRecord &)> Visit;
   InstructionPrinter Printer;
   CachedVectorPrinter VectorPrinter;
   std::vector<double> Vec;
@@ -218,9 +239,9 @@ private:
 };
 } // namespace
 
-unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
-                         const EmbeddingOutputOptions &Opts, raw_ostream &OS) {
-  EmbeddingWriter W(V, Opts, OS);
+static unsigned writeModule(const Module &M, EmbeddingWriter &W,
+                            const EmbeddingOutputOptions &Opts,
+                            raw_ostream &OS) {
   unsigned Matched = 0;
   for (const Function &F : M) {
     if (!Opts.FunctionName.empty()) {
@@ -228,7 +249,7 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
         continue;
       ++Matched;
       if (F.isDeclaration()) {
-        if (Opts.Format == OutputFormatKind::Text)
+        if (W.isText())
           OS << "Function " << F.getName() << " is a declaration, skipping.\n";
         continue;
       }
@@ -241,6 +262,19 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
     W.writeFunction(F);
   }
   return Matched;
+}
+
+unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
+                         const EmbeddingOutputOptions &Opts, raw_ostream &OS) {
+  EmbeddingWriter W(V, Opts, OS);
+  return writeModule(M, W, Opts, OS);
+}
+
+unsigned forEachEmbedding(const Module &M, const vocab::Vocabulary &V,
+                          const EmbeddingOutputOptions &Opts,
+                          function_ref<void(const EmbeddingRecord &)> Visit) {
+  EmbeddingWriter W(V, Opts, nulls(), Visit);
+  return writeModule(M, W, Opts, nulls());
 }
 
 TripletSummary collectModuleTriplets(const Module &M, std::vector<Triplet> &Out,

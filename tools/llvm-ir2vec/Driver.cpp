@@ -11,7 +11,7 @@
 /// written in input order as they complete; threads run at most a few inputs
 /// ahead of the output, so few results wait in memory. A named output file is
 /// written to a temporary beside it and renamed at the end: a failed run leaves
-/// none.
+/// none. --format=npy does the same with a store directory (StoreWriter).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +20,7 @@
 
 #include "irtk/ir2vec/Corpus.h"
 #include "irtk/ir2vec/Output.h"
+#include "irtk/store/Store.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -54,6 +55,8 @@ namespace {
 /// What processing one input produced.
 struct InputResult {
   std::string Output;
+  /// embeddings --format=npy: the module's rows.
+  store::RowBatch Rows;
   /// triplets with --dedup: the module's triplets, deduplicated when written.
   std::vector<ir2vec::Triplet> Triplets;
   std::string Error;
@@ -254,7 +257,8 @@ static InputResult processInput(const std::string &Path, const Options &O,
     EO.Format = O.Format;
     EO.FunctionName = O.FunctionName;
     EO.ModuleName = Name;
-    R.Matched = ir2vec::writeEmbeddings(*M, *V, EO, OS);
+    R.Matched = O.WriteStore ? store::collectModuleRows(*M, *V, EO, R.Rows)
+                             : ir2vec::writeEmbeddings(*M, *V, EO, OS);
     break;
   }
   case SubcommandKind::Entities:
@@ -305,9 +309,29 @@ Error run(const Options &O) {
     if (std::error_code EC = sys::fs::create_directories(O.OpenKEDir))
       return createStringError(EC, "cannot create directory '" + O.OpenKEDir +
                                        "': " + EC.message());
-  if (Error E =
-          Out.open(O.OpenKEDir.empty() ? O.Output : OpenKEFile("train2id.txt")))
+  // --format=npy: a store directory in place of the output file. It is
+  // built beside its destination and removed again unless committed.
+  std::unique_ptr<store::StoreWriter> StoreOut;
+  if (O.WriteStore && O.Subcommand == SubcommandKind::Embeddings) {
+    store::StoreInfo Info;
+    Info.Dimension = V->dimension();
+    Info.Level = O.Level;
+    Info.Kind = O.Kind;
+    SmallString<256> VocabPath(O.VocabPath);
+    if (O.VocabPath != "-")
+      sys::fs::make_absolute(VocabPath);
+    Info.Vocabulary = std::string(VocabPath);
+    Info.Weights = O.Weights;
+    Info.Tool = StringRef(VersionText).trim().str();
+    Expected<std::unique_ptr<store::StoreWriter>> W =
+        store::StoreWriter::create(O.Output, std::move(Info));
+    if (!W)
+      return W.takeError();
+    StoreOut = std::move(*W);
+  } else if (Error E = Out.open(
+                 O.OpenKEDir.empty() ? O.Output : OpenKEFile("train2id.txt"))) {
     return E;
+  }
 
   SmallString<128> SpoolPath;
   std::unique_ptr<raw_fd_ostream> Spool;
@@ -369,6 +393,8 @@ Error run(const Options &O) {
       return;
     }
     Body << R.Output;
+    if (StoreOut)
+      StoreOut->append(R.Rows);
     if (!O.Dedup)
       TripletLines += R.TripletCount;
     for (const ir2vec::Triplet &T : R.Triplets)
@@ -423,8 +449,12 @@ Error run(const Options &O) {
     Out.os() << (*Buf)->getBuffer();
   }
 
-  if (Error E = Out.commit())
+  if (StoreOut) {
+    if (Error E = StoreOut->commit())
+      return E;
+  } else if (Error E = Out.commit()) {
     return E;
+  }
   if (!O.OpenKEDir.empty()) {
     OutputTarget Entities, Relations;
     if (Error E = Entities.open(OpenKEFile("entity2id.txt")))

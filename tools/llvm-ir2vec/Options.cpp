@@ -51,7 +51,7 @@ static bool parseWeight(const std::string &S, float &Out) {
   return std::isfinite(Out);
 }
 
-static const char *const VersionText =
+const char *const VersionText =
     "llvm-ir2vec (IR2Vec Toolkit) 0.1.0, compatible with LLVM 22\n";
 
 ParseResult parseCommandLine(int Argc, const char *const *Argv) {
@@ -67,7 +67,7 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ("mode", Text(), "Tool operation mode: llvm (LLVM IR, the default); mir is not supported yet")
     ("level", Text(), "Embedding generation level: inst, bb or func (default)")
     ("function", Text(), "Process this function only (symbol or demangled name)")
-    ("format", Text(), "Output format of embeddings: text (upstream's, the default) or jsonl")
+    ("format", Text(), "Output format of embeddings: text (upstream's, the default), jsonl, or npy (a store directory named by -o)")
     ("threads,j", Text(), "Threads for several inputs (default 0: all cores)")
     ("dedup", "triplets: drop triplets already written, across all inputs")
     ("progress", Text(), "Status line on standard error: auto (on a terminal, for several inputs; the default), always or never")
@@ -188,9 +188,15 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     O.Format = ir2vec::OutputFormatKind::Text;
   else if (Format == "jsonl")
     O.Format = ir2vec::OutputFormatKind::JSONL;
+  else if (Format == "npy")
+    O.WriteStore = true;
   else
     return ParseResult::usageError("invalid --format '" + Format +
-                                   "'; expected text or jsonl");
+                                   "'; expected text, jsonl or npy");
+  if (O.WriteStore && O.Subcommand == SubcommandKind::Embeddings &&
+      O.Output == "-")
+    return ParseResult::usageError(
+        "--format=npy writes a store directory; name it with -o <dir>");
   if (Progress == "auto")
     O.Progress = ProgressModeKind::Auto;
   else if (Progress == "always")

@@ -38,6 +38,9 @@ struct Options {
   ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
   ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
   ir2vec::OutputFormatKind Format = ir2vec::OutputFormatKind::Text;
+  /// embeddings --format=npy: write a store directory (store/Store.h) at
+  /// Output instead of text.
+  bool WriteStore = false;
   /// 0: OpenMP's default.
   unsigned Threads = 0;
   /// triplets: drop triplets already written (across all inputs).
@@ -83,6 +86,9 @@ private:
 };
 
 ParseResult parseCommandLine(int Argc, const char *const *Argv);
+
+/// What --version prints: "llvm-ir2vec (IR2Vec Toolkit) <version>, ...\n".
+extern const char *const VersionText;
 
 } // namespace irtk::cli
 

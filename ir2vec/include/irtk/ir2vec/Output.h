@@ -19,7 +19,9 @@
 #include "irtk/ir2vec/Embedder.h"
 #include "irtk/ir2vec/Triplets.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -28,6 +30,7 @@
 #include <vector>
 
 namespace llvm {
+class BasicBlock;
 class Function;
 class Instruction;
 class Module;
@@ -84,6 +87,30 @@ bool functionMatches(const llvm::Function &F, llvm::StringRef Name);
 unsigned writeEmbeddings(const llvm::Module &M, const vocab::Vocabulary &V,
                          const EmbeddingOutputOptions &Opts,
                          llvm::raw_ostream &OS);
+
+/// One embedding as writeEmbeddings would write it: where it comes from and
+/// its vector. Valid only during the callback.
+struct EmbeddingRecord {
+  const llvm::Function *F = nullptr;
+  /// bb and inst levels: the block and its position in the function.
+  const llvm::BasicBlock *BB = nullptr;
+  unsigned BlockIndex = 0;
+  /// inst level: the instruction, its position in its block and its text as
+  /// the JSON-lines output has it (no leading spaces).
+  const llvm::Instruction *I = nullptr;
+  unsigned InstIndex = 0;
+  llvm::StringRef InstText;
+  llvm::ArrayRef<double> Vector;
+};
+
+/// Calls \p Visit for every embedding writeEmbeddings would write, in the
+/// same order and computed in the same query order (so flow-aware vectors
+/// are the same); Opts.Format is ignored. Returns what writeEmbeddings
+/// returns.
+unsigned
+forEachEmbedding(const llvm::Module &M, const vocab::Vocabulary &V,
+                 const EmbeddingOutputOptions &Opts,
+                 llvm::function_ref<void(const EmbeddingRecord &)> Visit);
 
 struct TripletSummary {
   /// Largest relation id written, at least 1 (Next).

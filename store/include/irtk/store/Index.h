@@ -1,0 +1,101 @@
+//===- Index.h - The JSON-lines index of a store ----------------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// index.jsonl names the rows of a store's matrix: line i describes row i
+/// (module, function, demangled name, level, and the block and instruction
+/// for bb and inst levels, as llvm-ir2vec's JSON lines). The reader maps the
+/// file, finds the line starts once, and parses a line only when asked, so
+/// opening a store of a million rows costs one scan for newlines.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_STORE_INDEX_H
+#define IRTK_STORE_INDEX_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class MemoryBuffer;
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::store {
+
+/// One row's description.
+struct IndexRecord {
+  uint64_t Row = 0;
+  std::string Module;
+  std::string Function;
+  std::string Demangled;
+  /// "func", "bb" or "inst".
+  std::string Level;
+  /// bb and inst levels: block name ("" if unnamed) and position.
+  std::optional<std::string> Block;
+  std::optional<uint64_t> BlockIndex;
+  /// inst level: position in the block and the instruction's text.
+  std::optional<uint64_t> InstIndex;
+  std::optional<std::string> Inst;
+
+  bool operator==(const IndexRecord &O) const;
+};
+
+/// Writes \p R as one JSON line, keys in the order row, module, function,
+/// demangled, level, block, block_index, inst_index, inst.
+void writeIndexRecord(const IndexRecord &R, llvm::raw_ostream &OS);
+
+/// Writes the fields of \p R other than the row as JSON members, each
+/// preceded by a comma (",\"module\":...,\"level\":\"func\""), for tools that
+/// embed a record's description in their own objects.
+void writeIndexFields(const IndexRecord &R, llvm::raw_ostream &OS);
+
+/// Parses one line; \p Name and \p LineNo (from 1) locate it in errors.
+llvm::Expected<IndexRecord>
+parseIndexRecord(llvm::StringRef Line, llvm::StringRef Name, uint64_t LineNo);
+
+/// A store's index, read lazily.
+class IndexFile {
+public:
+  /// Maps \p Path and finds its lines. An empty last line is allowed; a
+  /// missing final newline is too.
+  static llvm::Expected<IndexFile> open(llvm::StringRef Path);
+
+  IndexFile(IndexFile &&);
+  IndexFile &operator=(IndexFile &&);
+  ~IndexFile();
+
+  /// Number of records (lines).
+  uint64_t size() const { return Starts.size() - 1; }
+  llvm::StringRef path() const { return Path; }
+  /// Parses the record of \p Row and checks that it says it is that row.
+  llvm::Expected<IndexRecord> record(uint64_t Row) const;
+  /// Rows whose function is named \p Name, as symbol or demangled name, in
+  /// row order. Only lines that contain \p Name as a JSON string are parsed.
+  llvm::Expected<std::vector<uint64_t>>
+  findFunction(llvm::StringRef Name) const;
+
+private:
+  IndexFile() = default;
+  llvm::StringRef line(uint64_t Row) const;
+
+  std::string Path;
+  std::unique_ptr<llvm::MemoryBuffer> Buffer;
+  /// Offset of each line's start, then one past the end.
+  std::vector<uint64_t> Starts;
+};
+
+} // namespace irtk::store
+
+#endif // IRTK_STORE_INDEX_H

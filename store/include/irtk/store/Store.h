@@ -1,0 +1,152 @@
+//===- Store.h - Embedding stores on disk -----------------------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A store is a directory of three files:
+///   embeddings.npy  float32 matrix, C order, shape (count, dimension)
+///   index.jsonl     one line per row, in row order (Index.h)
+///   store.json      dimension, count, level, kind, vocabulary, weights, tool
+/// StoreWriter fills a temporary directory beside the destination and renames
+/// it into place on commit, so readers never see a half-written store.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_STORE_STORE_H
+#define IRTK_STORE_STORE_H
+
+#include "irtk/ir2vec/Output.h"
+#include "irtk/store/Index.h"
+#include "irtk/store/Npy.h"
+#include "irtk/vocab/Vocabulary.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+class raw_fd_ostream;
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::store {
+
+inline constexpr const char *MatrixFileName = "embeddings.npy";
+inline constexpr const char *IndexFileName = "index.jsonl";
+inline constexpr const char *InfoFileName = "store.json";
+/// The "format" member of store.json and its version.
+inline constexpr const char *StoreFormatName = "irtk-embedding-store";
+inline constexpr unsigned StoreFormatVersion = 1;
+
+/// store.json: how the vectors were made.
+struct StoreInfo {
+  unsigned Dimension = 0;
+  uint64_t Count = 0;
+  ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
+  ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
+  /// Absolute path of the vocabulary ("-" if it was read from standard
+  /// input).
+  std::string Vocabulary;
+  vocab::Weights Weights;
+  /// The program and version that wrote the store.
+  std::string Tool;
+};
+
+/// Writes \p Info as a JSON object (one line). Weights are written as the
+/// exact values of the floats, so they read back bit for bit.
+void writeStoreInfo(const StoreInfo &Info, llvm::raw_ostream &OS);
+/// Parses store.json text; \p Name stands for the file in errors.
+llvm::Expected<StoreInfo> parseStoreInfo(llvm::StringRef Text,
+                                         llvm::StringRef Name);
+
+/// Rows about to be appended to a store: Dim floats per record.
+struct RowBatch {
+  std::vector<float> Values;
+  std::vector<IndexRecord> Records;
+  size_t size() const { return Records.size(); }
+};
+
+/// Appends the embeddings of \p M, as llvm-ir2vec's JSON lines give them
+/// (same order, same doubles), rounded to float32, to \p Out; records get
+/// the module name Opts.ModuleName and rows numbered from Out.size().
+/// Returns what ir2vec::writeEmbeddings returns.
+unsigned collectModuleRows(const llvm::Module &M, const vocab::Vocabulary &V,
+                           const ir2vec::EmbeddingOutputOptions &Opts,
+                           RowBatch &Out);
+
+/// Parses and verifies the LLVM IR file \p Path (.ll or .bc) and collects the
+/// embeddings of its functions as collectModuleRows does, with Opts.ModuleName
+/// set to \p Path. Errors are one line: "file:line:col: message" for a parse
+/// error, "file: invalid module: ..." when verification fails.
+llvm::Expected<RowBatch> embedIRFile(llvm::StringRef Path,
+                                     const vocab::Vocabulary &V,
+                                     ir2vec::EmbeddingOutputOptions Opts);
+
+/// Builds a store in a temporary directory and moves it into place.
+class StoreWriter {
+public:
+  /// Prepares to write a store at \p Dir with \p Info (Count is filled in).
+  /// Fails, naming \p Dir, if it exists and is neither an empty directory
+  /// nor a store (a directory holding store.json), which commit() replaces,
+  /// or if the temporary directory cannot be made.
+  static llvm::Expected<std::unique_ptr<StoreWriter>>
+  create(llvm::StringRef Dir, StoreInfo Info);
+  /// Removes the temporary directory unless committed.
+  ~StoreWriter();
+
+  /// Appends \p B's rows (renumbered to follow the rows already written).
+  void append(const RowBatch &B);
+  uint64_t rows() const { return Rows; }
+  /// Finishes the three files and renames the directory into place,
+  /// replacing an existing store. On failure nothing is left behind and an
+  /// existing store is kept.
+  llvm::Error commit();
+  /// Removes the temporary directory.
+  void discard();
+
+private:
+  StoreWriter() = default;
+  std::string Dir, TempDir;
+  StoreInfo Info;
+  uint64_t Rows = 0;
+  std::unique_ptr<NpyWriter> Matrix;
+  std::unique_ptr<llvm::raw_fd_ostream> Index;
+  bool Done = false;
+};
+
+/// An opened, checked store.
+class Store {
+public:
+  /// Opens \p Dir: reads store.json, maps the matrix and the index, and
+  /// checks that they agree (dimension, row count). Errors name the file
+  /// and the problem.
+  static llvm::Expected<Store> open(llvm::StringRef Dir);
+
+  llvm::StringRef path() const { return Dir; }
+  const StoreInfo &info() const { return Info; }
+  const NpyMatrix &matrix() const { return Matrix; }
+  const IndexFile &index() const { return Index; }
+  uint64_t size() const { return Matrix.rows(); }
+  unsigned dimension() const { return Matrix.cols(); }
+
+private:
+  Store(std::string Dir, StoreInfo Info, NpyMatrix Matrix, IndexFile Index)
+      : Dir(std::move(Dir)), Info(std::move(Info)), Matrix(std::move(Matrix)),
+        Index(std::move(Index)) {}
+  std::string Dir;
+  StoreInfo Info;
+  NpyMatrix Matrix;
+  IndexFile Index;
+};
+
+} // namespace irtk::store
+
+#endif // IRTK_STORE_STORE_H

@@ -1,0 +1,172 @@
+//===- Index.cpp - The JSON-lines index of a store ------------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Records are written with the same JSON string escaping as llvm-ir2vec's
+/// JSON lines and read with llvm::json.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/store/Index.h"
+
+#include "irtk/ir2vec/Format.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace irtk::store {
+
+bool IndexRecord::operator==(const IndexRecord &O) const {
+  return std::tie(Row, Module, Function, Demangled, Level, Block, BlockIndex,
+                  InstIndex, Inst) ==
+         std::tie(O.Row, O.Module, O.Function, O.Demangled, O.Level, O.Block,
+                  O.BlockIndex, O.InstIndex, O.Inst);
+}
+
+void writeIndexFields(const IndexRecord &R, raw_ostream &OS) {
+  OS << ",\"module\":";
+  ir2vec::printJSONString(OS, R.Module);
+  OS << ",\"function\":";
+  ir2vec::printJSONString(OS, R.Function);
+  OS << ",\"demangled\":";
+  ir2vec::printJSONString(OS, R.Demangled);
+  OS << ",\"level\":";
+  ir2vec::printJSONString(OS, R.Level);
+  if (R.Block) {
+    OS << ",\"block\":";
+    ir2vec::printJSONString(OS, *R.Block);
+  }
+  if (R.BlockIndex)
+    OS << ",\"block_index\":" << *R.BlockIndex;
+  if (R.InstIndex)
+    OS << ",\"inst_index\":" << *R.InstIndex;
+  if (R.Inst) {
+    OS << ",\"inst\":";
+    ir2vec::printJSONString(OS, *R.Inst);
+  }
+}
+
+void writeIndexRecord(const IndexRecord &R, raw_ostream &OS) {
+  OS << "{\"row\":" << R.Row;
+  writeIndexFields(R, OS);
+  OS << "}\n";
+}
+
+Expected<IndexRecord> parseIndexRecord(StringRef Line, StringRef Name,
+                                       uint64_t LineNo) {
+  auto Fail = [&](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(),
+                             Name + ":" + Twine(LineNo) + ": " + Msg);
+  };
+  Expected<json::Value> V = json::parse(Line);
+  if (!V)
+    return Fail(toString(V.takeError()));
+  const json::Object *O = V->getAsObject();
+  if (!O)
+    return Fail("not a JSON object");
+  IndexRecord R;
+  std::optional<int64_t> Row = O->getInteger("row");
+  if (!Row || *Row < 0)
+    return Fail("no \"row\" number");
+  R.Row = static_cast<uint64_t>(*Row);
+  for (auto [Key, Slot] :
+       {std::pair<const char *, std::string *>{"module", &R.Module},
+        {"function", &R.Function},
+        {"demangled", &R.Demangled},
+        {"level", &R.Level}}) {
+    std::optional<StringRef> S = O->getString(Key);
+    if (!S)
+      return Fail("no \"" + Twine(Key) + "\" string");
+    *Slot = S->str();
+  }
+  if (std::optional<StringRef> S = O->getString("block"))
+    R.Block = S->str();
+  if (std::optional<StringRef> S = O->getString("inst"))
+    R.Inst = S->str();
+  for (auto [Key, Slot] : {std::pair<const char *, std::optional<uint64_t> *>{
+                               "block_index", &R.BlockIndex},
+                           {"inst_index", &R.InstIndex}})
+    if (const json::Value *N = O->get(Key)) {
+      std::optional<int64_t> I = N->getAsInteger();
+      if (!I || *I < 0)
+        return Fail("\"" + Twine(Key) + "\" is not a non-negative integer");
+      *Slot = static_cast<uint64_t>(*I);
+    }
+  return R;
+}
+
+IndexFile::IndexFile(IndexFile &&) = default;
+IndexFile &IndexFile::operator=(IndexFile &&) = default;
+IndexFile::~IndexFile() = default;
+
+Expected<IndexFile> IndexFile::open(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+      MemoryBuffer::getFile(Path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return createStringError(
+        Buf.getError(), Path + ": cannot read: " + Buf.getError().message());
+  IndexFile F;
+  F.Path = Path.str();
+  StringRef Text = (*Buf)->getBuffer();
+  F.Starts.push_back(0);
+  for (size_t Pos = Text.find('\n'); Pos != StringRef::npos;
+       Pos = Text.find('\n', Pos + 1))
+    F.Starts.push_back(Pos + 1);
+  // A last line without a newline is a line too.
+  if (F.Starts.back() != Text.size())
+    F.Starts.push_back(Text.size() + 1);
+  F.Buffer = std::move(*Buf);
+  return F;
+}
+
+StringRef IndexFile::line(uint64_t Row) const {
+  StringRef Text = Buffer->getBuffer();
+  uint64_t End = std::min<uint64_t>(Starts[Row + 1], Text.size());
+  return Text.slice(Starts[Row], End).rtrim("\r\n");
+}
+
+Expected<IndexRecord> IndexFile::record(uint64_t Row) const {
+  assert(Row < size() && "row out of range");
+  Expected<IndexRecord> R = parseIndexRecord(line(Row), Path, Row + 1);
+  if (R && R->Row != Row)
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ":" + Twine(Row + 1) + ": says row " +
+                                 Twine(R->Row) + "; expected " + Twine(Row));
+  return R;
+}
+
+Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name) const {
+  std::string Needle;
+  raw_string_ostream NS(Needle);
+  ir2vec::printJSONString(NS, Name);
+  StringRef Text = Buffer->getBuffer();
+  std::vector<uint64_t> Rows;
+  for (size_t Pos = Text.find(Needle); Pos != StringRef::npos;) {
+    // The line holding the match.
+    uint64_t Row = std::upper_bound(Starts.begin(), Starts.end(), Pos) -
+                   Starts.begin() - 1;
+    Expected<IndexRecord> R = record(Row);
+    if (!R)
+      return R.takeError();
+    if (R->Function == Name || R->Demangled == Name)
+      Rows.push_back(Row);
+    if (Starts[Row + 1] >= Text.size())
+      break;
+    Pos = Text.find(Needle, Starts[Row + 1]);
+  }
+  return Rows;
+}
+
+} // namespace irtk::store

@@ -1,0 +1,341 @@
+//===- Store.cpp - Embedding stores on disk -------------------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Writing goes to "<dir>.tmp-XXXXXX" beside the destination. On commit an
+/// existing store is first renamed to "<dir>.old-XXXXXX", the new one renamed
+/// into place, and the old one removed; if the second rename fails the old
+/// store is put back.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/store/Store.h"
+
+#include "irtk/vocab/JSONDiagnostics.h"
+
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Function.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace irtk::store {
+
+static Error storeError(StringRef Name, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
+}
+
+static std::string joinPath(StringRef Dir, StringRef File) {
+  SmallString<256> P(Dir);
+  sys::path::append(P, File);
+  return std::string(P);
+}
+
+void writeStoreInfo(const StoreInfo &Info, raw_ostream &OS) {
+  json::OStream J(OS, /*IndentSize=*/2);
+  J.object([&] {
+    J.attribute("format", StoreFormatName);
+    J.attribute("version", StoreFormatVersion);
+    J.attribute("dimension", Info.Dimension);
+    J.attribute("count", static_cast<int64_t>(Info.Count));
+    J.attribute("dtype", "float32");
+    J.attribute("level", ir2vec::levelName(Info.Level));
+    J.attribute("kind", ir2vec::embeddingKindName(Info.Kind));
+    J.attribute("vocabulary", Info.Vocabulary);
+    J.attributeObject("weights", [&] {
+      // The floats' exact values: they read back as the same floats.
+      J.attribute("opcode", double(Info.Weights.Opcode));
+      J.attribute("type", double(Info.Weights.Type));
+      J.attribute("argument", double(Info.Weights.Argument));
+    });
+    J.attribute("tool", Info.Tool);
+  });
+  OS << '\n';
+}
+
+Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
+  Expected<json::Value> V = json::parse(Text);
+  if (!V)
+    return vocab::jsonSyntaxError(Name, Text, V.takeError());
+  const json::Object *O = V->getAsObject();
+  if (!O)
+    return storeError(Name, "not a JSON object");
+  std::optional<StringRef> Format = O->getString("format");
+  if (!Format || *Format != StoreFormatName)
+    return storeError(Name, "not a store description (\"format\" is not \"" +
+                                Twine(StoreFormatName) + "\")");
+  std::optional<int64_t> Version = O->getInteger("version");
+  if (!Version || *Version < 1)
+    return storeError(Name, "no valid \"version\"");
+  if (*Version > StoreFormatVersion)
+    return storeError(Name, "store format version " + Twine(*Version) +
+                                " is newer than this tool's (" +
+                                Twine(StoreFormatVersion) + ")");
+  StoreInfo Info;
+  std::optional<int64_t> Dim = O->getInteger("dimension");
+  if (!Dim || *Dim < 1 || *Dim > UINT32_MAX)
+    return storeError(Name, "\"dimension\" is not a positive integer");
+  Info.Dimension = static_cast<unsigned>(*Dim);
+  std::optional<int64_t> Count = O->getInteger("count");
+  if (!Count || *Count < 0)
+    return storeError(Name, "\"count\" is not a non-negative integer");
+  Info.Count = static_cast<uint64_t>(*Count);
+  std::optional<StringRef> DType = O->getString("dtype");
+  if (DType && *DType != "float32")
+    return storeError(Name, "unsupported \"dtype\" '" + *DType +
+                                "'; expected float32");
+  std::optional<StringRef> Level = O->getString("level");
+  std::optional<ir2vec::LevelKind> L =
+      Level ? ir2vec::parseLevel(*Level) : std::nullopt;
+  if (!L)
+    return storeError(Name, "\"level\" is not func, bb or inst");
+  Info.Level = *L;
+  std::optional<StringRef> Kind = O->getString("kind");
+  std::optional<ir2vec::EmbeddingKind> K =
+      Kind ? ir2vec::parseEmbeddingKind(*Kind) : std::nullopt;
+  if (!K)
+    return storeError(Name, "\"kind\" is not symbolic or flow-aware");
+  Info.Kind = *K;
+  std::optional<StringRef> Vocab = O->getString("vocabulary");
+  if (!Vocab)
+    return storeError(Name, "no \"vocabulary\" string");
+  Info.Vocabulary = Vocab->str();
+  const json::Object *W = O->getObject("weights");
+  if (!W)
+    return storeError(Name, "no \"weights\" object");
+  for (auto [Key, Slot] :
+       {std::pair<const char *, float *>{"opcode", &Info.Weights.Opcode},
+        {"type", &Info.Weights.Type},
+        {"argument", &Info.Weights.Argument}}) {
+    std::optional<double> D = W->getNumber(Key);
+    if (!D || !std::isfinite(*D))
+      return storeError(Name,
+                        "\"weights\" lacks a number \"" + Twine(Key) + "\"");
+    *Slot = static_cast<float>(*D);
+  }
+  if (std::optional<StringRef> Tool = O->getString("tool"))
+    Info.Tool = Tool->str();
+  return Info;
+}
+
+unsigned collectModuleRows(const Module &M, const vocab::Vocabulary &V,
+                           const ir2vec::EmbeddingOutputOptions &Opts,
+                           RowBatch &Out) {
+  std::string Level = ir2vec::levelName(Opts.Level).str();
+  return ir2vec::forEachEmbedding(
+      M, V, Opts, [&](const ir2vec::EmbeddingRecord &E) {
+        for (double D : E.Vector)
+          Out.Values.push_back(static_cast<float>(D));
+        IndexRecord R;
+        R.Row = Out.Records.size();
+        R.Module = Opts.ModuleName;
+        R.Function = E.F->getName().str();
+        R.Demangled = demangle(E.F->getName());
+        R.Level = Level;
+        if (E.BB) {
+          R.Block = E.BB->getName().str();
+          R.BlockIndex = E.BlockIndex;
+        }
+        if (E.I) {
+          R.InstIndex = E.InstIndex;
+          R.Inst = E.InstText.str();
+        }
+        Out.Records.push_back(std::move(R));
+      });
+}
+
+/// "dir/" and "dir" name the same destination; the temporary directory goes
+/// beside it, not inside.
+static std::string withoutTrailingSeparators(StringRef Dir) {
+  while (Dir.size() > 1 && sys::path::is_separator(Dir.back()))
+    Dir = Dir.drop_back();
+  return Dir.str();
+}
+
+/// Creates a new directory "<Prefix>-XXXXXX" beside \p Prefix (unlike
+/// sys::fs::createUniqueDirectory, which puts relative names in the system's
+/// temporary directory), with the permissions a plain mkdir gives.
+static std::error_code makeUniqueDirectory(const Twine &Prefix,
+                                           SmallVectorImpl<char> &Out) {
+  std::error_code EC;
+  for (unsigned Try = 0; Try < 128; ++Try) {
+    sys::fs::createUniquePath(Prefix + "-%%%%%%", Out, /*MakeAbsolute=*/false);
+    EC = sys::fs::create_directory(Out, /*IgnoreExisting=*/false,
+                                   sys::fs::all_all);
+    if (EC != std::errc::file_exists)
+      return EC;
+  }
+  return EC;
+}
+
+/// Whether an existing \p Dir may be replaced: an empty directory or a store.
+static Error checkReplaceable(StringRef Dir) {
+  sys::fs::file_status Status;
+  if (sys::fs::status(Dir, Status) || !sys::fs::exists(Status))
+    return Error::success();
+  if (!sys::fs::is_directory(Status))
+    return storeError(Dir, "exists and is not a directory; not replacing it");
+  if (sys::fs::exists(joinPath(Dir, InfoFileName)))
+    return Error::success();
+  std::error_code EC;
+  sys::fs::directory_iterator It(Dir, EC);
+  if (EC)
+    return storeError(Dir, "cannot read directory: " + EC.message());
+  if (It != sys::fs::directory_iterator())
+    return storeError(Dir, "exists and is not a store (no " +
+                               Twine(InfoFileName) + "); not replacing it");
+  return Error::success();
+}
+
+Expected<std::unique_ptr<StoreWriter>> StoreWriter::create(StringRef DirArg,
+                                                           StoreInfo Info) {
+  std::string Dir = withoutTrailingSeparators(DirArg);
+  if (Error E = checkReplaceable(Dir))
+    return E;
+  std::unique_ptr<StoreWriter> W(new StoreWriter());
+  W->Dir = Dir;
+  W->Info = std::move(Info);
+  SmallString<256> Temp;
+  if (std::error_code EC = makeUniqueDirectory(Dir + ".tmp", Temp))
+    return storeError(Dir, "cannot create a temporary directory beside it: " +
+                               EC.message());
+  W->TempDir = std::string(Temp);
+  Expected<std::unique_ptr<NpyWriter>> M = NpyWriter::create(
+      joinPath(W->TempDir, MatrixFileName), W->Info.Dimension);
+  if (!M)
+    return M.takeError(); // ~StoreWriter removes the directory.
+  W->Matrix = std::move(*M);
+  std::error_code EC;
+  std::string IndexPath = joinPath(W->TempDir, IndexFileName);
+  W->Index = std::make_unique<raw_fd_ostream>(IndexPath, EC);
+  if (EC)
+    return storeError(IndexPath, "cannot create: " + EC.message());
+  return W;
+}
+
+StoreWriter::~StoreWriter() {
+  if (!Done)
+    discard();
+}
+
+void StoreWriter::append(const RowBatch &B) {
+  assert(B.Values.size() == B.size() * Info.Dimension && "ragged batch");
+  Matrix->append(B.Values);
+  for (const IndexRecord &R : B.Records) {
+    IndexRecord Renumbered = R;
+    Renumbered.Row = Rows++;
+    writeIndexRecord(Renumbered, *Index);
+  }
+}
+
+void StoreWriter::discard() {
+  Done = true;
+  Matrix.reset();
+  Index.reset();
+  if (!TempDir.empty())
+    sys::fs::remove_directories(TempDir);
+}
+
+Error StoreWriter::commit() {
+  auto Fail = [&](Error E) {
+    discard();
+    return E;
+  };
+  if (Error E = Matrix->finish())
+    return Fail(std::move(E));
+  std::string IndexPath = joinPath(TempDir, IndexFileName);
+  Index->close();
+  if (Index->has_error()) {
+    std::error_code EC = Index->error();
+    Index->clear_error();
+    return Fail(storeError(IndexPath, "cannot write: " + EC.message()));
+  }
+  Info.Count = Rows;
+  std::string InfoPath = joinPath(TempDir, InfoFileName);
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(InfoPath, EC);
+    if (EC)
+      return Fail(storeError(InfoPath, "cannot create: " + EC.message()));
+    writeStoreInfo(Info, OS);
+    OS.close();
+    if (OS.has_error()) {
+      EC = OS.error();
+      OS.clear_error();
+      return Fail(storeError(InfoPath, "cannot write: " + EC.message()));
+    }
+  }
+
+  // Straight into place when nothing (or an empty directory) is there.
+  if (!sys::fs::rename(TempDir, Dir)) {
+    Done = true;
+    return Error::success();
+  }
+  if (Error E = checkReplaceable(Dir))
+    return Fail(std::move(E));
+  SmallString<256> Old;
+  if (std::error_code EC = makeUniqueDirectory(Dir + ".old", Old))
+    return Fail(
+        storeError(Dir, "cannot replace the existing store: " + EC.message()));
+  if (std::error_code EC = sys::fs::rename(Dir, Old)) {
+    sys::fs::remove(Old);
+    return Fail(
+        storeError(Dir, "cannot replace the existing store: " + EC.message()));
+  }
+  if (std::error_code EC = sys::fs::rename(TempDir, Dir)) {
+    sys::fs::rename(Old, Dir);
+    return Fail(storeError(Dir, "cannot move the new store into place: " +
+                                    EC.message()));
+  }
+  Done = true;
+  sys::fs::remove_directories(Old);
+  return Error::success();
+}
+
+Expected<Store> Store::open(StringRef DirArg) {
+  std::string Dir = withoutTrailingSeparators(DirArg);
+  sys::fs::file_status Status;
+  if (std::error_code EC = sys::fs::status(Dir, Status))
+    return storeError(Dir, "cannot open store: " + EC.message());
+  if (!sys::fs::is_directory(Status))
+    return storeError(Dir, "not a store directory");
+  std::string InfoPath = joinPath(Dir, InfoFileName);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+      MemoryBuffer::getFile(InfoPath, /*IsText=*/true);
+  if (!Buf)
+    return storeError(InfoPath, "cannot read: " + Buf.getError().message());
+  Expected<StoreInfo> Info = parseStoreInfo((*Buf)->getBuffer(), InfoPath);
+  if (!Info)
+    return Info.takeError();
+  std::string MatrixPath = joinPath(Dir, MatrixFileName);
+  Expected<NpyMatrix> M = NpyMatrix::open(MatrixPath);
+  if (!M)
+    return M.takeError();
+  if (M->cols() != Info->Dimension)
+    return storeError(MatrixPath, "dimension " + Twine(M->cols()) + ", but " +
+                                      InfoFileName + " says " +
+                                      Twine(Info->Dimension));
+  if (M->rows() != Info->Count)
+    return storeError(MatrixPath, Twine(M->rows()) + " rows, but " +
+                                      InfoFileName + " says " +
+                                      Twine(Info->Count));
+  Expected<IndexFile> I = IndexFile::open(joinPath(Dir, IndexFileName));
+  if (!I)
+    return I.takeError();
+  if (I->size() != M->rows())
+    return storeError(I->path(), Twine(I->size()) + " lines, but " +
+                                     MatrixFileName + " has " +
+                                     Twine(M->rows()) + " rows");
+  return Store(Dir, std::move(*Info), std::move(*M), std::move(*I));
+}
+
+} // namespace irtk::store

@@ -1,0 +1,540 @@
+//===- irtk-similarity.cpp - Nearest functions in embedding stores --------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// irtk-similarity topk   top-k nearest rows of a store to a stored function,
+///                        a row, or the functions of IR files
+/// irtk-similarity pairs  all pairs of rows within a threshold (clone
+///                        candidates)
+/// Stores are written by `llvm-ir2vec embeddings --format=npy -o DIR`. The
+/// searching is irtk::store's (Search.h); this file parses the command line,
+/// gathers the queries and formats the results. Exit status: 0 success, 1 an
+/// input or output problem, 2 a usage error.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/ir2vec/Format.h"
+#include "irtk/store/Search.h"
+#include "irtk/store/Store.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <boost/program_options.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+namespace po = boost::program_options;
+using namespace llvm;
+using namespace irtk;
+using namespace irtk::store;
+
+static constexpr const char *ToolName = "irtk-similarity";
+
+static const char *const Usage =
+    "USAGE: irtk-similarity topk --store <dir> [--against <dir>]\n"
+    "           (--function <name> | --row <n> | --ir <file.ll|file.bc> ...)\n"
+    "           [--vocab <file>] [-k <n>] [--metric cosine|euclidean]\n"
+    "           [--format text|json] [-o <file>] [-j <n>]\n"
+    "       irtk-similarity pairs --store <dir> [--against <dir>]\n"
+    "           --threshold <x> [--metric cosine|euclidean]\n"
+    "           [--format text|json] [-o <file>] [-j <n>]\n\n"
+    "topk   the k rows nearest to each query, best first: the rows of\n"
+    "       --function (symbol or demangled name) or --row in --store, "
+    "searched\n"
+    "       in --against or else in --store (leaving the query row out), or\n"
+    "       the functions of --ir files, embedded as --store was and searched\n"
+    "       in it\n"
+    "pairs  every pair of a row of --store and a row of --against (or two\n"
+    "       rows of --store) with cosine >= threshold or distance <=\n"
+    "       threshold, best first\n";
+
+namespace {
+enum class CommandKind { TopK, Pairs };
+
+struct Options {
+  CommandKind Command = CommandKind::TopK;
+  std::string Store, Against, Function, Vocab, Output = "-";
+  std::optional<uint64_t> Row;
+  std::vector<std::string> IRFiles;
+  unsigned K = 10;
+  double Threshold = 0;
+  MetricKind Metric = MetricKind::Cosine;
+  bool JSON = false;
+  unsigned Threads = 0;
+};
+
+/// The rows to search for: vectors, what they are, which row to skip.
+struct QuerySet {
+  std::vector<float> Values;
+  std::vector<IndexRecord> Records;
+  /// Query i is row Records[i].Row of this store, or comes from an IR file.
+  const Store *From = nullptr;
+  std::vector<std::string> Files;
+  std::vector<int64_t> Exclude;
+};
+} // namespace
+
+static int usageError(const Twine &Msg) {
+  WithColor::error(errs(), ToolName) << Msg << '\n';
+  return 2;
+}
+
+static Error inputError(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+static std::optional<uint64_t> parseCount(const std::string &S) {
+  char *End = nullptr;
+  if (S.empty() || S[0] < '0' || S[0] > '9')
+    return std::nullopt;
+  errno = 0;
+  unsigned long long N = std::strtoull(S.c_str(), &End, 10);
+  if (*End != '\0' || errno)
+    return std::nullopt;
+  return N;
+}
+
+static MatrixRef matrixOf(const Store &S) {
+  return {S.matrix().data(), S.matrix().rows(), S.matrix().cols()};
+}
+
+static void writeNumber(raw_ostream &OS, double X) {
+  char Buf[ir2vec::MaxNumberChars];
+  OS << StringRef(Buf, ir2vec::formatShortest(X, Buf));
+}
+
+/// "add(int, int) (m.ll)", with the block and instruction for bb and inst
+/// rows.
+static void describe(raw_ostream &OS, const IndexRecord &R) {
+  OS << R.Demangled;
+  if (R.BlockIndex) {
+    OS << " block ";
+    if (R.Block && !R.Block->empty())
+      OS << *R.Block;
+    else
+      OS << '#' << *R.BlockIndex;
+  }
+  if (R.InstIndex) {
+    OS << " inst " << *R.InstIndex;
+    if (R.Inst)
+      OS << " '" << *R.Inst << '\'';
+  }
+  OS << " (" << R.Module << ')';
+}
+
+/// Warns when two stores were made differently: their scores then compare
+/// vectors of different spaces.
+static void warnIfIncompatible(const Store &A, const Store &B) {
+  const StoreInfo &X = A.info(), &Y = B.info();
+  std::string Diffs;
+  auto Note = [&](StringRef Field) {
+    Diffs += (Diffs.empty() ? "" : ", ") + Field.str();
+  };
+  if (X.Level != Y.Level)
+    Note("level");
+  if (X.Kind != Y.Kind)
+    Note("kind");
+  if (X.Vocabulary != Y.Vocabulary)
+    Note("vocabulary");
+  if (X.Weights.Opcode != Y.Weights.Opcode ||
+      X.Weights.Type != Y.Weights.Type ||
+      X.Weights.Argument != Y.Weights.Argument)
+    Note("weights");
+  if (!Diffs.empty())
+    WithColor::warning(errs(), ToolName)
+        << "stores " << A.path() << " and " << B.path() << " differ in "
+        << Diffs << '\n';
+}
+
+static Error checkSameDimension(const Store &A, const Store &B) {
+  if (A.dimension() == B.dimension())
+    return Error::success();
+  return inputError("dimension mismatch: store " + A.path() +
+                    " has dimension " + Twine(A.dimension()) + ", store " +
+                    B.path() + " has " + Twine(B.dimension()));
+}
+
+/// Queries from rows of \p S (--row, --function).
+static Expected<QuerySet> storeQueries(const Options &O, const Store &S,
+                                       bool ExcludeSelf) {
+  std::vector<uint64_t> Rows;
+  if (O.Row) {
+    if (*O.Row >= S.size())
+      return inputError("row " + Twine(*O.Row) + " out of range: store " +
+                        S.path() + " has " + Twine(S.size()) + " rows");
+    Rows.push_back(*O.Row);
+  } else {
+    Expected<std::vector<uint64_t>> Found = S.index().findFunction(O.Function);
+    if (!Found)
+      return Found.takeError();
+    if (Found->empty())
+      return inputError("function '" + O.Function + "' not found in store " +
+                        S.path());
+    Rows = std::move(*Found);
+  }
+  QuerySet Q;
+  Q.From = &S;
+  for (uint64_t R : Rows) {
+    ArrayRef<float> V = S.matrix().row(R);
+    Q.Values.insert(Q.Values.end(), V.begin(), V.end());
+    Expected<IndexRecord> Rec = S.index().record(R);
+    if (!Rec)
+      return Rec.takeError();
+    Q.Records.push_back(std::move(*Rec));
+    Q.Exclude.push_back(ExcludeSelf ? static_cast<int64_t>(R) : -1);
+  }
+  return Q;
+}
+
+/// Queries from IR files, embedded as \p S was built.
+static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
+  const StoreInfo &Info = S.info();
+  std::string VocabPath = O.Vocab.empty() ? Info.Vocabulary : O.Vocab;
+  if (VocabPath == "-" && O.Vocab.empty())
+    return inputError("store " + S.path() +
+                      " was built from a vocabulary read from standard "
+                      "input; name it with --vocab");
+  Expected<vocab::Vocabulary> V =
+      vocab::Vocabulary::loadFromFile(VocabPath, Info.Weights);
+  if (!V)
+    return V.takeError();
+  if (V->dimension() != S.dimension())
+    return inputError("dimension mismatch: vocabulary " + VocabPath +
+                      " has dimension " + Twine(V->dimension()) + ", store " +
+                      S.path() + " has " + Twine(S.dimension()));
+  ir2vec::EmbeddingOutputOptions EO;
+  EO.Kind = Info.Kind;
+  EO.Level = Info.Level;
+  QuerySet Q;
+  for (const std::string &File : O.IRFiles) {
+    Expected<RowBatch> Rows = embedIRFile(File, *V, EO);
+    if (!Rows)
+      return Rows.takeError();
+    Q.Values.insert(Q.Values.end(), Rows->Values.begin(), Rows->Values.end());
+    for (IndexRecord &R : Rows->Records) {
+      Q.Records.push_back(std::move(R));
+      Q.Files.push_back(File);
+    }
+  }
+  if (Q.Records.empty())
+    return inputError("no defined function to query in the --ir files");
+  Q.Exclude.assign(Q.Records.size(), -1);
+  return Q;
+}
+
+static void writeQueryJSON(raw_ostream &OS, const QuerySet &Q, size_t I) {
+  const IndexRecord &R = Q.Records[I];
+  if (Q.From) {
+    OS << "{\"store\":";
+    ir2vec::printJSONString(OS, Q.From->path());
+    OS << ",\"row\":" << R.Row;
+  } else {
+    OS << "{\"file\":";
+    ir2vec::printJSONString(OS, Q.Files[I]);
+  }
+  writeIndexFields(R, OS);
+  OS << '}';
+}
+
+/// The --store and, with --against, the second store (same dimension).
+using StorePair = std::pair<std::optional<Store>, std::optional<Store>>;
+static Expected<StorePair> openStores(const Options &O) {
+  StorePair P;
+  Expected<Store> S = Store::open(O.Store);
+  if (!S)
+    return S.takeError();
+  P.first.emplace(std::move(*S));
+  if (!O.Against.empty()) {
+    Expected<Store> T = Store::open(O.Against);
+    if (!T)
+      return T.takeError();
+    P.second.emplace(std::move(*T));
+    if (Error E = checkSameDimension(*P.first, *P.second))
+      return E;
+    warnIfIncompatible(*P.first, *P.second);
+  }
+  return P;
+}
+
+static Error runTopK(const Options &O, raw_ostream &OS) {
+  Expected<StorePair> P = openStores(O);
+  if (!P)
+    return P.takeError();
+  std::optional<Store> &S = P->first, &T = P->second;
+  const Store &Base = T ? *T : *S;
+  Expected<QuerySet> Q = O.IRFiles.empty()
+                             ? storeQueries(O, *S, /*ExcludeSelf=*/!T)
+                             : irQueries(O, *S);
+  if (!Q)
+    return Q.takeError();
+
+  SearchOptions SO;
+  SO.Metric = O.Metric;
+  SO.K = O.K;
+  SO.Threads = O.Threads;
+  MatrixRef QM{Q->Values.data(), Q->Records.size(), Base.dimension()};
+  std::vector<std::vector<Neighbor>> Results =
+      topK(QM, matrixOf(Base), SO, Q->Exclude);
+
+  if (O.JSON) {
+    OS << "{\"command\":\"topk\",\"metric\":\"" << metricName(O.Metric)
+       << "\",\"k\":" << O.K << ",\"store\":";
+    ir2vec::printJSONString(OS, Base.path());
+    OS << ",\"results\":[";
+  }
+  for (size_t I = 0; I < Results.size(); ++I) {
+    const IndexRecord &QR = Q->Records[I];
+    if (O.JSON) {
+      OS << (I ? ",\n" : "\n") << "{\"query\":";
+      writeQueryJSON(OS, *Q, I);
+      OS << ",\"neighbors\":[";
+    } else {
+      OS << "query: ";
+      describe(OS, QR);
+      if (Q->From)
+        OS << ", row " << QR.Row << " of " << Q->From->path();
+      OS << '\n';
+    }
+    unsigned Rank = 0;
+    for (const Neighbor &N : Results[I]) {
+      Expected<IndexRecord> R = Base.index().record(N.Row);
+      if (!R)
+        return R.takeError();
+      ++Rank;
+      if (O.JSON) {
+        OS << (Rank > 1 ? "," : "") << "{\"rank\":" << Rank
+           << ",\"row\":" << N.Row << ",\"score\":";
+        writeNumber(OS, N.Score);
+        writeIndexFields(*R, OS);
+        OS << '}';
+      } else {
+        OS << format("%5u  %.6f  row %llu  ", Rank, N.Score,
+                     static_cast<unsigned long long>(N.Row));
+        describe(OS, *R);
+        OS << '\n';
+      }
+    }
+    if (O.JSON)
+      OS << "]}";
+  }
+  if (O.JSON)
+    OS << "\n]}\n";
+  return Error::success();
+}
+
+static Error runPairs(const Options &O, raw_ostream &OS) {
+  Expected<StorePair> P = openStores(O);
+  if (!P)
+    return P.takeError();
+  std::optional<Store> &S = P->first, &T = P->second;
+  const Store &B = T ? *T : *S;
+  std::vector<ScoredPair> Pairs = pairsWithin(
+      matrixOf(*S), matrixOf(B), /*Same=*/!T, O.Threshold, O.Metric, O.Threads);
+
+  if (O.JSON) {
+    OS << "{\"command\":\"pairs\",\"metric\":\"" << metricName(O.Metric)
+       << "\",\"threshold\":";
+    writeNumber(OS, O.Threshold);
+    OS << ",\"store\":";
+    ir2vec::printJSONString(OS, S->path());
+    OS << ",\"against\":";
+    ir2vec::printJSONString(OS, B.path());
+    OS << ",\"pairs\":[";
+  }
+  bool First = true;
+  for (const ScoredPair &P : Pairs) {
+    Expected<IndexRecord> RA = S->index().record(P.A);
+    if (!RA)
+      return RA.takeError();
+    Expected<IndexRecord> RB = B.index().record(P.B);
+    if (!RB)
+      return RB.takeError();
+    if (O.JSON) {
+      OS << (First ? "\n" : ",\n") << "{\"score\":";
+      writeNumber(OS, P.Score);
+      OS << ",\"a\":{\"row\":" << P.A;
+      writeIndexFields(*RA, OS);
+      OS << "},\"b\":{\"row\":" << P.B;
+      writeIndexFields(*RB, OS);
+      OS << "}}";
+    } else {
+      OS << format("%.6f  row %llu  ", P.Score,
+                   static_cast<unsigned long long>(P.A));
+      describe(OS, *RA);
+      OS << format("  row %llu  ", static_cast<unsigned long long>(P.B));
+      describe(OS, *RB);
+      OS << '\n';
+    }
+    First = false;
+  }
+  if (O.JSON)
+    OS << "\n]}\n";
+  return Error::success();
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  if (Argc < 2)
+    return usageError("please specify a command: topk or pairs");
+  std::string Cmd = Argv[1];
+  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
+    outs() << Usage;
+    return 0;
+  }
+  Options O;
+  if (Cmd == "topk")
+    O.Command = CommandKind::TopK;
+  else if (Cmd == "pairs")
+    O.Command = CommandKind::Pairs;
+  else
+    return usageError("unknown command '" + Cmd + "'; expected topk or pairs");
+
+  std::map<std::string, std::string> Values;
+  po::options_description Desc("Options");
+  auto Text = [] { return po::value<std::string>(); };
+  // clang-format off
+  Desc.add_options()
+    ("help,h", "Display usage")
+    ("store", Text(), "Store directory (llvm-ir2vec embeddings --format=npy)")
+    ("against", Text(), "Search this store instead (same dimension)")
+    ("function", Text(), "topk: query the rows of this function (symbol or demangled name)")
+    ("row", Text(), "topk: query this row of --store")
+    ("ir", po::value<std::vector<std::string>>(&O.IRFiles), "topk: query the functions of this IR file (repeatable)")
+    ("vocab", Text(), "topk --ir: vocabulary (default: the store's)")
+    ("k,k", Text(), "topk: neighbours per query (default 10)")
+    ("threshold", Text(), "pairs: minimum cosine or maximum distance")
+    ("metric", Text(), "cosine (default) or euclidean")
+    ("format", Text(), "text (default) or json")
+    ("output,o", Text(), "Output file (default '-', standard output)")
+    ("threads,j", Text(), "Threads (default 0: all cores)");
+  // clang-format on
+  try {
+    std::vector<std::string> Args(Argv + 2, Argv + Argc);
+    po::parsed_options Parsed =
+        po::command_line_parser(Args)
+            .options(Desc)
+            .style((po::command_line_style::unix_style |
+                    po::command_line_style::allow_long_disguise) &
+                   ~po::command_line_style::allow_guessing)
+            .run();
+    for (const po::option &Opt : Parsed.options) {
+      if (Opt.string_key == "help") {
+        outs() << Usage;
+        return 0;
+      }
+      if (Opt.unregistered || Opt.position_key >= 0)
+        return usageError("unexpected argument '" +
+                          (Opt.original_tokens.empty()
+                               ? Opt.string_key
+                               : Opt.original_tokens.front()) +
+                          "'");
+      if (Opt.string_key == "ir")
+        O.IRFiles.insert(O.IRFiles.end(), Opt.value.begin(), Opt.value.end());
+      else if (!Opt.value.empty())
+        Values[Opt.string_key] = Opt.value.back();
+    }
+  } catch (const std::exception &E) {
+    return usageError(E.what());
+  }
+  auto Get = [&](const char *Key) -> std::optional<std::string> {
+    auto It = Values.find(Key);
+    if (It == Values.end())
+      return std::nullopt;
+    return It->second;
+  };
+  if (!Get("store"))
+    return usageError("--store <dir> is required");
+  O.Store = *Get("store");
+  O.Against = Get("against").value_or("");
+  O.Output = Get("output").value_or("-");
+  std::string Metric = Get("metric").value_or("cosine");
+  if (std::optional<MetricKind> M = parseMetric(Metric))
+    O.Metric = *M;
+  else
+    return usageError("invalid --metric '" + Metric +
+                      "'; expected cosine or euclidean");
+  std::string Format = Get("format").value_or("text");
+  if (Format != "text" && Format != "json")
+    return usageError("invalid --format '" + Format +
+                      "'; expected text or json");
+  O.JSON = Format == "json";
+  std::string Threads = Get("threads").value_or("0");
+  std::optional<uint64_t> J = parseCount(Threads);
+  if (!J || *J > 4096)
+    return usageError("invalid --threads '" + Threads +
+                      "'; expected a number from 0 to 4096");
+  O.Threads = static_cast<unsigned>(*J);
+
+  const char *TopKOnly[] = {"function", "row", "vocab", "k"};
+  if (O.Command == CommandKind::Pairs) {
+    for (const char *Key : TopKOnly)
+      if (Get(Key))
+        return usageError("--" + Twine(Key) + " applies to topk only");
+    if (!O.IRFiles.empty())
+      return usageError("--ir applies to topk only");
+    std::optional<std::string> T = Get("threshold");
+    if (!T)
+      return usageError("pairs needs --threshold <x>");
+    char *End = nullptr;
+    O.Threshold = std::strtod(T->c_str(), &End);
+    if (T->empty() || *End != '\0' || !std::isfinite(O.Threshold))
+      return usageError("invalid --threshold '" + *T +
+                        "'; expected a finite number");
+  } else {
+    if (Get("threshold"))
+      return usageError("--threshold applies to pairs only");
+    unsigned Sources = Get("function").has_value() + Get("row").has_value() +
+                       !O.IRFiles.empty();
+    if (Sources != 1)
+      return usageError("topk needs exactly one of --function, --row and --ir");
+    O.Function = Get("function").value_or("");
+    if (std::optional<std::string> R = Get("row")) {
+      O.Row = parseCount(*R);
+      if (!O.Row)
+        return usageError("invalid --row '" + *R +
+                          "'; expected a row number from 0");
+    }
+    O.Vocab = Get("vocab").value_or("");
+    if (!O.Vocab.empty() && O.IRFiles.empty())
+      return usageError("--vocab applies to --ir queries only");
+    if (!O.IRFiles.empty() && !O.Against.empty())
+      return usageError("--ir queries search --store; --against applies to "
+                        "--function and --row");
+    std::string K = Get("k").value_or("10");
+    std::optional<uint64_t> KN = parseCount(K);
+    if (!KN || *KN == 0 || *KN > 1000000)
+      return usageError("invalid -k '" + K +
+                        "'; expected a number from 1 to 1000000");
+    O.K = static_cast<unsigned>(*KN);
+  }
+
+  // The whole output is rendered first and written through a temporary
+  // file: a failed run leaves no partial output.
+  std::string Rendered;
+  raw_string_ostream OS(Rendered);
+  Error E = O.Command == CommandKind::TopK ? runTopK(O, OS) : runPairs(O, OS);
+  if (!E)
+    if (Error W = writeToOutput(O.Output, [&](raw_ostream &Out) {
+          Out << Rendered;
+          return Error::success();
+        }))
+      // The error names the file: "'out.txt': No such file or directory".
+      E = inputError("cannot write output file " + toString(std::move(W)));
+  if (E) {
+    WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
+    return 1;
+  }
+  return 0;
+}
