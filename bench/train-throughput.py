@@ -48,6 +48,9 @@ def main():
     p.add_argument("--epochs", type=int, nargs=2, default=[1, 4], metavar=("LOW", "HIGH"))
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--batch-sizes", type=int, nargs="+", default=[1024, 8192],
+                   help="batch sizes to measure (default: 1024, the trainer's "
+                   "default, and 8192)")
     args = p.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -82,29 +85,33 @@ def main():
     lo, hi = args.epochs
     rows = []
     commands = []
-    for n in sizes:
-        for t in args.threads:
-            times = {}
-            for e in (lo, hi):
-                cmd = [vocab_tool, "train", files[n], "-o", out, "--dim", str(args.dim),
-                       "--epochs", str(e), "-j", str(t), "--quiet"]
-                commands.append(" ".join(shlex.quote(c) for c in cmd))
-                times[e] = statistics.median(run_timed(cmd) for _ in range(args.runs))
-            per_epoch = (times[hi] - times[lo]) / (hi - lo)
-            rows.append((n, t, per_epoch))
-            print(f"{n} triplets, {t} thread(s): {per_epoch:.3f} s/epoch",
-                  file=sys.stderr)
+    for b in args.batch_sizes:
+        for n in sizes:
+            for t in args.threads:
+                times = {}
+                for e in (lo, hi):
+                    cmd = [vocab_tool, "train", files[n], "-o", out, "--dim",
+                           str(args.dim), "--epochs", str(e), "--batch-size", str(b),
+                           "-j", str(t), "--quiet"]
+                    commands.append(" ".join(shlex.quote(c) for c in cmd))
+                    times[e] = statistics.median(run_timed(cmd)
+                                                 for _ in range(args.runs))
+                per_epoch = (times[hi] - times[lo]) / (hi - lo)
+                rows.append((b, n, t, per_epoch))
+                print(f"batch {b}, {n} triplets, {t} thread(s): "
+                      f"{per_epoch:.3f} s/epoch", file=sys.stderr)
 
-    by = {(n, t): s for n, t, s in rows}
-    md = [f"TransE, dimension {args.dim}, default hyper-parameters; time per epoch "
+    by = {(b, n, t): s for b, n, t, s in rows}
+    md = [f"TransE, dimension {args.dim}, other hyper-parameters default; time per epoch "
           f"= (t({hi} epochs) - t({lo} epoch{'s' if lo > 1 else ''})) / {hi - lo}, "
           f"median of {args.runs} runs; load average before: "
           f"{os.getloadavg()[0]:.2f}", "",
-          "| triplets | threads | s/epoch | Mtriplets/s | speed-up vs 1 thread | "
-          "s/epoch per Mtriplet |", "|---|---|---|---|---|---|"]
-    for n, t, s in rows:
-        base = by.get((n, args.threads[0]))
-        md.append(f"| {n} | {t} | {s:.3f} | {n / s / 1e6:.2f} | "
+          "| batch | triplets | threads | s/epoch | Mtriplets/s | "
+          "speed-up vs 1 thread | s/epoch per Mtriplet |",
+          "|---|---|---|---|---|---|---|"]
+    for b, n, t, s in rows:
+        base = by.get((b, n, args.threads[0]))
+        md.append(f"| {b} | {n} | {t} | {s:.3f} | {n / s / 1e6:.2f} | "
                   f"{base / s:.2f}x | {s / (n / 1e6):.3f} |")
     md += ["", "Commands:", "```"] + sorted(set(commands)) + ["```"]
     text = "\n".join(md) + "\n"

@@ -236,9 +236,15 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
 
   std::vector<Matrix> GE(Threads, Matrix::Zero(NumEntities, D));
   std::vector<Matrix> GR(Threads, Matrix::Zero(NumRel, D));
+  // Which relation rows of GR[t] hold a gradient: a batch uses few of the
+  // relations, and reducing and clearing only those keeps the per-batch
+  // work proportional to the batch, not to the number of relations.
+  std::vector<std::vector<char>> RelTouched(Threads,
+                                            std::vector<char>(NumRel, 0));
   std::vector<double> ThreadLoss(Threads);
-  std::vector<size_t> Order(Data.Triplets.size());
-  std::iota(Order.begin(), Order.end(), 0);
+  // The triplets in this epoch's order, shuffled in place from one epoch to
+  // the next: the batches then read memory in sequence.
+  std::vector<TrainingTriplet> Order = Data.Triplets;
   const size_t N = Order.size();
   const bool L1 = Opts.Distance == DistanceKind::L1;
 
@@ -268,6 +274,7 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
 #pragma omp single
       Barrier.setParties(NT);
       Matrix &MyGE = GE[Tid], &MyGR = GR[Tid];
+      std::vector<char> &MyRelTouched = RelTouched[Tid];
       Eigen::VectorXd Pos(D), Neg(D), GPos(D), GNeg(D);
       // The rows this thread reduces, updates and renormalises.
       auto Slice = [&](Eigen::Index Rows) {
@@ -280,14 +287,13 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
 
       for (size_t Begin = 0; Begin < N; Begin += Opts.BatchSize) {
         const size_t End = std::min(N, Begin + Opts.BatchSize);
-        MyGE.setZero();
-        MyGR.setZero();
+        // GE and GR are all zero here: the reduction below clears them.
         double Loss = 0;
         const size_t Chunk = (End - Begin + NT - 1) / NT;
         const size_t From = std::min(End, Begin + Tid * Chunk);
         const size_t To = std::min(End, From + Chunk);
         for (size_t K = From; K < To; ++K) {
-          const TrainingTriplet &T = Data.Triplets[Order[K]];
+          const TrainingTriplet &T = Order[K];
           // The negative of sample K depends only on (seed, epoch, K).
           SplitMix64 Neg1(mix(Opts.Seed, Epoch + 1, K));
           bool CorruptHead = Neg1.next() & 1;
@@ -319,6 +325,7 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
           MyGE.row(T.Head) += GPos.transpose();
           MyGE.row(T.Tail) -= GPos.transpose();
           MyGR.row(T.Relation) += (GPos - GNeg).transpose();
+          MyRelTouched[T.Relation] = 1;
           MyGE.row(NH) -= GNeg.transpose();
           MyGE.row(NTl) += GNeg.transpose();
         }
@@ -329,11 +336,19 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
         // over the batch, as OpenKE's). Every row sums the threads'
         // gradients in thread order: deterministic for a given team size.
         const double Step = Opts.LearningRate / double(End - Begin);
+        // Each row is read and cleared in one pass, by the thread that owns
+        // it; untouched relation rows are zero and skipped (E - 0 == E).
         for (int Src = 0; Src < NT; ++Src) {
-          E.middleRows(EFrom, ETo - EFrom) -=
-              Step * GE[Src].middleRows(EFrom, ETo - EFrom);
-          R.middleRows(RFrom, RTo - RFrom) -=
-              Step * GR[Src].middleRows(RFrom, RTo - RFrom);
+          auto G = GE[Src].middleRows(EFrom, ETo - EFrom);
+          E.middleRows(EFrom, ETo - EFrom) -= Step * G;
+          G.setZero();
+          for (Eigen::Index Row = RFrom; Row < RTo; ++Row) {
+            if (!RelTouched[Src][Row])
+              continue;
+            R.row(Row) -= Step * GR[Src].row(Row);
+            GR[Src].row(Row).setZero();
+            RelTouched[Src][Row] = 0;
+          }
         }
         // Entities are renormalised before every batch (and at the end).
         NormalizeRows(E, EFrom, ETo);
