@@ -19,20 +19,17 @@
 #include "Progress.h"
 
 #include "irtk/ir2vec/Corpus.h"
+#include "irtk/ir2vec/ModuleLoader.h"
 #include "irtk/ir2vec/Output.h"
 #include "irtk/store/Store.h"
 
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/IRReader/IRReader.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -176,24 +173,6 @@ private:
 
 } // namespace
 
-/// "file:line:col: message" from a parser diagnostic.
-static std::string formatDiagnostic(const SMDiagnostic &D) {
-  std::string S;
-  raw_string_ostream OS(S);
-  OS << D.getFilename();
-  if (D.getLineNo() > 0) {
-    OS << ':' << D.getLineNo();
-    if (D.getColumnNo() >= 0)
-      OS << ':' << D.getColumnNo() + 1;
-  }
-  OS << ": " << D.getMessage();
-  return S;
-}
-
-static StringRef firstLine(StringRef S) {
-  return S.trim().split('\n').first.trim();
-}
-
 /// Parses, verifies and writes one input. Output goes to \p Direct when given
 /// (a single input needs no buffering), else to the result's buffer.
 static InputResult processInput(const std::string &Path, const Options &O,
@@ -202,42 +181,14 @@ static InputResult processInput(const std::string &Path, const Options &O,
   InputResult R;
   std::string Name = Path == "-" ? "<stdin>" : Path;
   LLVMContext Ctx;
-  struct DiagState {
-    InputResult &R;
-    const std::string &Name;
-  } State{R, Name};
-  Ctx.setDiagnosticHandlerCallBack(
-      [](const DiagnosticInfo *DI, void *Context) {
-        auto &S = *static_cast<DiagState *>(Context);
-        std::string Msg;
-        raw_string_ostream OS(Msg);
-        DiagnosticPrinterRawOStream DP(OS);
-        DI->print(DP);
-        std::string Line = S.Name + ": " + firstLine(Msg).str();
-        if (DI->getSeverity() == DS_Error) {
-          if (S.R.Error.empty())
-            S.R.Error = Line;
-        } else if (DI->getSeverity() == DS_Warning) {
-          S.R.Warnings += Line + "\n";
-        }
-      },
-      &State, /*RespectFilters=*/true);
-
-  SMDiagnostic Diag;
-  std::unique_ptr<Module> M = parseIRFile(Path, Diag, Ctx);
-  if (!M) {
-    if (R.Error.empty())
-      R.Error = formatDiagnostic(Diag);
+  ir2vec::LoadedModule L = ir2vec::loadModule(Path, Ctx);
+  for (const std::string &W : L.Warnings)
+    R.Warnings += Name + ": " + W + "\n";
+  if (!L.M) {
+    R.Error = L.describe(Name);
     return R;
   }
-  if (!R.Error.empty())
-    return R;
-  std::string VerifyMsg;
-  raw_string_ostream VS(VerifyMsg);
-  if (verifyModule(*M, &VS)) {
-    R.Error = Name + ": invalid module: " + firstLine(VerifyMsg).str();
-    return R;
-  }
+  Module *M = L.M.get();
 
   raw_string_ostream Buffer(R.Output);
   raw_ostream &OS = Direct ? *Direct : Buffer;

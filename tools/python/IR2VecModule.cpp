@@ -22,16 +22,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Embedder.h"
+#include "irtk/ir2vec/ModuleLoader.h"
 #include "irtk/ir2vec/Output.h"
 #include "irtk/vocab/Vocabulary.h"
 
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/IRReader/IRReader.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/numpy.h>
@@ -82,18 +78,12 @@ struct Rows {
   std::vector<double> Data;
 };
 
-/// The first error and every warning LLVM reports while reading a module.
-struct Diagnostics {
-  std::string Error;
-  std::vector<std::string> Warnings;
-};
-
-/// A parsed and verified module in its own context. Diags is declared first
-/// so that it outlives the context whose handler writes into it.
+/// A parsed and verified module in its own context, and the warnings LLVM
+/// reported while reading it.
 struct LoadedModule {
-  std::unique_ptr<Diagnostics> Diags;
   std::unique_ptr<LLVMContext> Ctx;
   std::unique_ptr<Module> M;
+  std::vector<std::string> Warnings;
 };
 
 /// What embedFiles computes for one file, without touching Python.
@@ -108,54 +98,25 @@ struct FileResult {
 
 } // namespace
 
-static StringRef firstLine(StringRef S) {
-  return S.trim().split('\n').first.trim();
-}
-
-/// Keeps LLVM's diagnostics instead of printing them: without a handler an
-/// error diagnostic exits the process, here the Python interpreter.
-static void collectDiagnostic(const DiagnosticInfo *DI, void *Context) {
-  auto &D = *static_cast<Diagnostics *>(Context);
-  std::string Msg;
-  raw_string_ostream OS(Msg);
-  DiagnosticPrinterRawOStream DP(OS);
-  DI->print(DP);
-  if (DI->getSeverity() == DS_Error) {
-    if (D.Error.empty())
-      D.Error = firstLine(Msg).str();
-  } else if (DI->getSeverity() == DS_Warning) {
-    D.Warnings.push_back(firstLine(Msg).str());
-  }
-}
-
 /// Parses and verifies \p Path (textual IR or bitcode). Errors are one line
 /// naming the file; the parse message starts as upstream's bindings' does.
 static Expected<LoadedModule> loadModule(const std::string &Path) {
   LoadedModule L;
-  L.Diags = std::make_unique<Diagnostics>();
   L.Ctx = std::make_unique<LLVMContext>();
-  L.Ctx->setDiagnosticHandlerCallBack(collectDiagnostic, L.Diags.get(),
-                                      /*RespectFilters=*/true);
-  SMDiagnostic Diag;
-  L.M = parseIRFile(Path, Diag, *L.Ctx);
-  if (!L.M || !L.Diags->Error.empty()) {
-    std::string Detail = L.Diags->Error;
-    if (Detail.empty()) {
-      raw_string_ostream OS(Detail);
-      if (Diag.getLineNo() > 0)
-        OS << Diag.getLineNo() << ':' << Diag.getColumnNo() + 1 << ": ";
-      OS << Diag.getMessage();
-    }
+  irtk::ir2vec::LoadedModule R = irtk::ir2vec::loadModule(Path, *L.Ctx);
+  switch (R.Failure) {
+  case irtk::ir2vec::LoadFailureKind::None:
+    break;
+  case irtk::ir2vec::LoadFailureKind::Parse:
     return createStringError(inconvertibleErrorCode(),
                              "Failed to parse IR file '" + Path +
-                                 "': " + Detail);
-  }
-  std::string VerifierMsg;
-  raw_string_ostream VS(VerifierMsg);
-  if (verifyModule(*L.M, &VS))
+                                 "': " + R.located());
+  case irtk::ir2vec::LoadFailureKind::Invalid:
     return createStringError(inconvertibleErrorCode(),
-                             "Invalid module '" + Path +
-                                 "': " + firstLine(VerifierMsg).str());
+                             "Invalid module '" + Path + "': " + R.Message);
+  }
+  L.M = std::move(R.M);
+  L.Warnings = std::move(R.Warnings);
   return L;
 }
 
@@ -444,7 +405,7 @@ static std::unique_ptr<PyIR2VecTool> initEmbedding(py::handle Filename,
   }();
   if (!L)
     throw py::value_error(toString(L.takeError()));
-  warn(L->Diags->Warnings);
+  warn(L->Warnings);
   return std::make_unique<PyIR2VecTool>(Path, K, std::move(V), std::move(*L));
 }
 
@@ -465,7 +426,7 @@ static FileResult embedFile(const std::string &Path, EmbeddingKind K,
     R.Error = toString(L.takeError());
     return R;
   }
-  R.Warnings = std::move(L->Diags->Warnings);
+  R.Warnings = std::move(L->Warnings);
   if (Level == LevelKind::Function) {
     R.Functions = functionRows(*L->M, V, K);
     return R;
