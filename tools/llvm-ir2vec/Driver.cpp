@@ -30,6 +30,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -329,7 +330,14 @@ Error run(const Options &O) {
   size_t TripletLines = 0;
   unsigned Done = 0;
   const bool IsTriplets = O.Subcommand == SubcommandKind::Triplets;
-  ProgressLine Progress(errs(), O.Progress, Total, IsTriplets);
+  // A status line redrawn over output printed to the same terminal would
+  // garble it: auto shows none when the results go to the terminal.
+  ProgressModeKind Mode = O.Progress;
+  if (Mode == ProgressModeKind::Auto && O.Output == "-" &&
+      O.OpenKEDir.empty() && !O.WriteStore &&
+      sys::Process::StandardOutIsDisplayed())
+    Mode = ProgressModeKind::Never;
+  ProgressLine Progress(errs(), Mode, Total, IsTriplets);
   auto Emit = [&](InputResult &R) {
     ++Done;
     if (!R.Warnings.empty() || !R.Error.empty())
