@@ -13,6 +13,7 @@
 
 #include "irtk/ir2vec/Format.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -174,6 +175,13 @@ void printJSONVector(raw_ostream &OS, ArrayRef<double> V) {
 
 void printJSONString(raw_ostream &OS, StringRef S) {
   static const char Hex[] = "0123456789abcdef";
+  // JSON is UTF-8; LLVM names are bytes. An invalid sequence becomes U+FFFD
+  // so that every line still parses.
+  std::string Fixed;
+  if (!json::isUTF8(S)) {
+    Fixed = json::fixUTF8(S);
+    S = Fixed;
+  }
   OS << '"';
   for (unsigned char C : S) {
     switch (C) {

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/store/Npy.h"
+#include "irtk/vocab/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -34,6 +35,15 @@
 #include <vector>
 
 using namespace llvm;
+
+/// \p S with control characters escaped, for echoing file contents in a
+/// one-line error.
+static std::string printable(StringRef S) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS.write_escaped(S);
+  return Out;
+}
 
 namespace irtk::store {
 
@@ -204,7 +214,7 @@ Expected<NpyShape> parseNpyHeader(StringRef File, StringRef Name) {
   if (Descr.Type != HeaderValue::String)
     return npyError(Name, "'descr' is not a dtype string");
   if (Descr.Str != "<f4")
-    return npyError(Name, "unsupported dtype '" + Descr.Str +
+    return npyError(Name, "unsupported dtype '" + printable(Descr.Str) +
                               "'; expected '<f4' (little-endian float32)");
   if (Order.Type != HeaderValue::Bool)
     return npyError(Name, "'fortran_order' is not True or False");
@@ -226,12 +236,15 @@ Expected<NpyShape> parseNpyHeader(StringRef File, StringRef Name) {
   if (Shape.Cols == 0 || Shape.Cols > UINT32_MAX)
     return npyError(Name, "unsupported dimension " + Twine(Shape.Cols));
   uint64_t Have = File.size() - Shape.DataOffset;
-  if (Shape.Rows > Have / 4 / Shape.Cols || Shape.Rows * Shape.Cols * 4 != Have)
-    return npyError(
-        Name, "data is " + Twine(Have) + " bytes; shape (" + Twine(Shape.Rows) +
-                  ", " + Twine(Shape.Cols) + ") float32 needs " +
-                  Twine(Shape.Rows * Shape.Cols * 4) +
-                  (Have < Shape.Rows * Shape.Cols * 4 ? " (truncated?)" : ""));
+  // The product is only computed where it cannot wrap around.
+  bool Huge = Shape.Rows > UINT64_MAX / 4 / Shape.Cols;
+  uint64_t Need = Huge ? 0 : Shape.Rows * Shape.Cols * 4;
+  if (Huge || Need != Have)
+    return npyError(Name, "data is " + Twine(Have) + " bytes; shape (" +
+                              Twine(Shape.Rows) + ", " + Twine(Shape.Cols) +
+                              ") float32 needs " +
+                              (Huge ? Twine("more than 2^64") : Twine(Need)) +
+                              (Huge || Have < Need ? " (truncated?)" : ""));
   return Shape;
 }
 
@@ -239,7 +252,14 @@ NpyWriter::NpyWriter(std::string Path, unsigned Cols,
                      std::unique_ptr<raw_fd_ostream> OS)
     : Path(std::move(Path)), Cols(Cols), OS(std::move(OS)) {}
 
-NpyWriter::~NpyWriter() = default;
+NpyWriter::~NpyWriter() {
+  // finish() not called or failed: a stream destroyed with a pending write
+  // error would abort the process.
+  if (OS) {
+    OS->close();
+    OS->clear_error();
+  }
+}
 
 Expected<std::unique_ptr<NpyWriter>> NpyWriter::create(StringRef Path,
                                                        unsigned Cols) {
@@ -277,11 +297,10 @@ Error writeNpyFile(StringRef Path, ArrayRef<float> Values, unsigned Cols) {
   assert(Cols && Values.size() % Cols == 0 && "whole rows only");
   if (!sys::IsLittleEndianHost)
     return npyError(Path, "writing .npy files needs a little-endian host");
-  return writeToOutput(Path, [&](raw_ostream &OS) {
+  return irtk::writeOutputFile(Path, [&](raw_ostream &OS) {
     OS << makeNpyHeader(Values.size() / Cols, Cols);
     OS.write(reinterpret_cast<const char *>(Values.data()),
              Values.size() * sizeof(float));
-    return Error::success();
   });
 }
 

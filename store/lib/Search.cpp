@@ -153,12 +153,13 @@ struct NeighborOrder {
   }
 };
 
-/// The final answer from candidate rows: exact scores, best K.
+/// The final answer from candidate rows: exact scores, best K. Rows whose
+/// score is not finite (a row holding inf or NaN) never match.
 std::vector<Neighbor> finish(std::vector<Neighbor> Cands, unsigned K,
                              MetricKind Metric) {
   Cands.erase(
       std::remove_if(Cands.begin(), Cands.end(),
-                     [](const Neighbor &N) { return std::isnan(N.Score); }),
+                     [](const Neighbor &N) { return !std::isfinite(N.Score); }),
       Cands.end());
   size_t N = std::min<size_t>(K, Cands.size());
   std::partial_sort(Cands.begin(), Cands.begin() + N, Cands.end(),

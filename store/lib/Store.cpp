@@ -90,9 +90,12 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
     return storeError(Name, "\"count\" is not a non-negative integer");
   Info.Count = static_cast<uint64_t>(*Count);
   std::optional<StringRef> DType = O->getString("dtype");
-  if (DType && *DType != "float32")
-    return storeError(Name, "unsupported \"dtype\" '" + *DType +
+  if (DType && *DType != "float32") {
+    std::string Shown;
+    raw_string_ostream(Shown).write_escaped(*DType);
+    return storeError(Name, "unsupported \"dtype\" '" + Shown +
                                 "'; expected float32");
+  }
   std::optional<StringRef> Level = O->getString("level");
   std::optional<ir2vec::LevelKind> L =
       Level ? ir2vec::parseLevel(*Level) : std::nullopt;
@@ -240,6 +243,11 @@ void StoreWriter::append(const RowBatch &B) {
 void StoreWriter::discard() {
   Done = true;
   Matrix.reset();
+  if (Index) {
+    // A stream destroyed with a pending write error aborts the process.
+    Index->close();
+    Index->clear_error();
+  }
   Index.reset();
   if (!TempDir.empty())
     sys::fs::remove_directories(TempDir);

@@ -21,6 +21,7 @@
 #include "irtk/ir2vec/Format.h"
 #include "irtk/store/Search.h"
 #include "irtk/store/Store.h"
+#include "irtk/vocab/OutputFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Format.h"
@@ -526,12 +527,7 @@ int main(int Argc, char **Argv) {
   raw_string_ostream OS(Rendered);
   Error E = O.Command == CommandKind::TopK ? runTopK(O, OS) : runPairs(O, OS);
   if (!E)
-    if (Error W = writeToOutput(O.Output, [&](raw_ostream &Out) {
-          Out << Rendered;
-          return Error::success();
-        }))
-      // The error names the file: "'out.txt': No such file or directory".
-      E = inputError("cannot write output file " + toString(std::move(W)));
+    E = writeOutputFile(O.Output, [&](raw_ostream &Out) { Out << Rendered; });
   if (E) {
     WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
     return 1;

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/vocab/Legacy.h"
+#include "irtk/vocab/OutputFile.h"
 #include "irtk/vocab/TransE.h"
 #include "irtk/vocab/Validation.h"
 #include "irtk/vocab/Vocabulary.h"
@@ -75,17 +76,13 @@ static int usageError(const std::string &Msg) {
   return 2;
 }
 
-/// Writes \p Vectors to \p Output ("-": standard output). llvm::writeToOutput
-/// writes beside the destination and renames: no half-written vocabulary.
+/// Writes \p Vectors to \p Output ("-": standard output), beside the
+/// destination first and renamed: no half-written vocabulary.
 static int writeVocabulary(const std::string &Output,
                            const std::vector<std::vector<double>> &Vectors) {
-  if (Error E = writeToOutput(Output, [&](raw_ostream &OS) {
-        writeVocabularyJSON(Vectors, OS);
-        return Error::success();
-      }))
-    return inputError(createStringError(inconvertibleErrorCode(),
-                                        "cannot write '" + Output +
-                                            "': " + toString(std::move(E))));
+  if (Error E = irtk::writeOutputFile(
+          Output, [&](raw_ostream &OS) { writeVocabularyJSON(Vectors, OS); }))
+    return inputError(std::move(E));
   return 0;
 }
 
@@ -233,6 +230,25 @@ static int runConvert(const std::string &File, const std::string &Output,
         << Name << ": key '" << K << "' names no LLVM 22 entity (dropped)\n";
   unsigned Present = llvm::count_if(
       L->Vectors, [](const std::vector<double> &V) { return !V.empty(); });
+  if (Present == 0)
+    return inputError(createStringError(
+        inconvertibleErrorCode(), Name + ": no key names an LLVM 22 entity"));
+  // LLVM 22's loaders reject an empty section: a section with no entry gets
+  // explicit zero vectors, which is what its entities embed as anyway.
+  for (JSONSectionKind S : {JSONSectionKind::Opcodes, JSONSectionKind::Types,
+                            JSONSectionKind::Arguments}) {
+    bool Any = false;
+    for (EntityId Id = 0; Id < NumEntities; ++Id)
+      Any |= jsonSectionOf(Id) == S && !L->Vectors[Id].empty();
+    if (Any)
+      continue;
+    WithColor::warning(errs(), ToolName)
+        << Name << ": no entry for section '" << jsonSectionName(S)
+        << "'; its entities are written as zero vectors\n";
+    for (EntityId Id = 0; Id < NumEntities; ++Id)
+      if (jsonSectionOf(Id) == S)
+        L->Vectors[Id].assign(L->Dimension, 0.0);
+  }
   if (int Status = writeVocabulary(Output, L->Vectors))
     return Status;
   if (!Quiet)
@@ -308,6 +324,8 @@ int main(int Argc, char **Argv) {
     else
       return usageError("invalid --distance '" + Distance +
                         "'; expected L1 or L2");
+    if (Train.Dimension > 65536)
+      return usageError("--dim must be at most 65536");
     if (Train.Dimension == 0 || Train.BatchSize == 0 || Train.Threads > 4096 ||
         !(Train.LearningRate > 0) || !(Train.Margin >= 0))
       return usageError("--dim, --batch-size and --lr must be positive, "

@@ -181,6 +181,7 @@ static Expected<LegacyVocabulary> parseText(StringRef Text, StringRef Name) {
 
 Expected<LegacyVocabulary> parseLegacyVocabulary(StringRef Text,
                                                  StringRef Name) {
+  Text.consume_front("\xEF\xBB\xBF"); // a UTF-8 byte order mark
   if (Text.ltrim().starts_with("{"))
     return parseFlatJSON(Text, Name);
   return parseText(Text, Name);

@@ -164,6 +164,12 @@ TEST(SearchTest, NonFiniteRowsNeverMatch) {
   ASSERT_EQ(R[0].size(), 8u);
   for (const Neighbor &N : R[0])
     EXPECT_TRUE(N.Row != 1 && N.Row != 2);
+  // Euclidean: the infinite row is at distance inf, which is no match either.
+  O.Metric = MetricKind::Euclidean;
+  R = topK(Queries.ref(), Base.ref(), O);
+  ASSERT_EQ(R[0].size(), 8u);
+  for (const Neighbor &N : R[0])
+    EXPECT_TRUE(N.Row != 1 && N.Row != 2);
 }
 
 TEST(SearchTest, TinyAndHugeVectorsAreScannedExactly) {

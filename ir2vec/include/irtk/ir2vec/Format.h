@@ -72,7 +72,8 @@ private:
 /// Prints \p V as a JSON array of full-precision numbers: "[1,2.5]".
 void printJSONVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);
 
-/// Prints \p S as a JSON string literal, quotes included.
+/// Prints \p S as a JSON string literal, quotes included. Bytes that are not
+/// valid UTF-8 (LLVM names are arbitrary bytes) are printed as U+FFFD.
 void printJSONString(llvm::raw_ostream &OS, llvm::StringRef S);
 
 } // namespace irtk::ir2vec
