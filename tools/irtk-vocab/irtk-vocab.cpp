@@ -258,8 +258,7 @@ static int runConvert(const std::string &File, const std::string &Output,
   return 0;
 }
 
-int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
+static int run(int Argc, char **Argv) {
   if (Argc < 2)
     return usageError(
         "please specify a command: validate, stats, diff, train or convert");
@@ -353,4 +352,12 @@ int main(int Argc, char **Argv) {
   if (Files.size() != 1)
     return usageError("stats takes exactly one vocabulary file");
   return runStats(Files.front());
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  int Status = run(Argc, Argv);
+  if (Error E = irtk::takeStdoutError())
+    return inputError(std::move(E));
+  return Status;
 }

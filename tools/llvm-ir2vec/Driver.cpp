@@ -137,13 +137,14 @@ public:
   raw_ostream &os() { return File ? *File : outs(); }
   Error commit() {
     if (!Temp) {
-      raw_ostream &OS = os();
+      raw_fd_ostream &OS = File ? *File : outs();
       OS.flush();
-      if (File && File->has_error()) {
-        std::error_code EC = File->error();
-        File->clear_error();
+      if (OS.has_error()) {
+        std::error_code EC = OS.error();
+        OS.clear_error();
         return createStringError(inconvertibleErrorCode(),
-                                 "cannot write output file '" + Path +
+                                 "cannot write output file '" +
+                                     (Path == "-" ? "<stdout>" : Path) +
                                      "': " + EC.message());
       }
       return Error::success();

@@ -43,6 +43,12 @@ inline llvm::Error takeWriteError(llvm::raw_fd_ostream &OS,
 }
 } // namespace detail
 
+/// Flushes standard output; a write error (a full disk, a closed pipe)
+/// becomes an Error instead of an abort when the process exits.
+inline llvm::Error takeStdoutError() {
+  return detail::takeWriteError(llvm::outs(), "<stdout>");
+}
+
 /// Calls \p Write with a stream for \p Path, then commits the file; on any
 /// write error nothing is left at \p Path (an existing file is untouched).
 inline llvm::Error
