@@ -7,13 +7,16 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Checks on llvm::Expected / llvm::Error that print the error on failure.
-/// (Debian ships LLVM's Testing/Support headers without their library.)
+/// Checks on llvm::Expected / llvm::Error that print the error on failure
+/// (Debian ships LLVM's Testing/Support headers without their library), and
+/// the hand-checkable vocabulary the tests compute expected values with.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef IRTK_TEST_UNIT_TESTHELPERS_H
 #define IRTK_TEST_UNIT_TESTHELPERS_H
+
+#include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/Support/Error.h"
 
@@ -30,5 +33,19 @@
     EXPECT_FALSE(static_cast<bool>(Err_)) << llvm::toString(std::move(Err_));  \
     llvm::consumeError(std::move(Err_));                                       \
   } while (false)
+
+namespace irtk::test {
+
+/// Entity k is the vector [k, 1], all weights 1: an embedding is then
+/// [sum of entity ids, number of entities] (test/Inputs/ids2d.json holds the
+/// same vectors; tools load it with the default weights 1, 0.5 and 0.2).
+inline llvm::Expected<vocab::Vocabulary> idsVocabulary() {
+  std::vector<std::vector<double>> Vs;
+  for (unsigned K = 0; K < vocab::NumEntities; ++K)
+    Vs.push_back({double(K), 1.0});
+  return vocab::Vocabulary::fromVectors(Vs, vocab::Weights{1.0f, 1.0f, 1.0f});
+}
+
+} // namespace irtk::test
 
 #endif // IRTK_TEST_UNIT_TESTHELPERS_H

@@ -40,11 +40,7 @@ namespace {
 class EmbedderTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::vector<std::vector<double>> Vs;
-    for (unsigned K = 0; K < vocab::NumEntities; ++K)
-      Vs.push_back({double(K), 1.0});
-    Expected<vocab::Vocabulary> V =
-        vocab::Vocabulary::fromVectors(Vs, vocab::Weights{1.0f, 1.0f, 1.0f});
+    Expected<vocab::Vocabulary> V = test::idsVocabulary();
     IRTK_ASSERT_OK(V);
     Vocab.emplace(std::move(*V));
   }

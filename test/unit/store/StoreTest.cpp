@@ -35,11 +35,7 @@ class StoreTest : public ::testing::Test {
 protected:
   void SetUp() override {
     ASSERT_FALSE(sys::fs::createUniqueDirectory("irtk-store-test", Dir));
-    std::vector<std::vector<double>> Vs;
-    for (unsigned K = 0; K < vocab::NumEntities; ++K)
-      Vs.push_back({double(K), 1.0});
-    Expected<vocab::Vocabulary> V =
-        vocab::Vocabulary::fromVectors(Vs, vocab::Weights{1.0f, 1.0f, 1.0f});
+    Expected<vocab::Vocabulary> V = test::idsVocabulary();
     IRTK_ASSERT_OK(V);
     Vocab.emplace(std::move(*V));
   }
