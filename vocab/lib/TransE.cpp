@@ -120,6 +120,7 @@ Expected<TripletSet> readTriplets(StringRef Path) {
   if (Set.Triplets.empty())
     return createStringError(inconvertibleErrorCode(), Name + ": no triplets");
   Set.NumRelations = MaxRelation + 1;
+  Set.NumEntities = NumEntities;
   return Set;
 }
 
@@ -209,6 +210,47 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
                              "the margin must be a non-negative number");
   if (Data.Triplets.empty() || Data.NumRelations == 0)
     return createStringError(inconvertibleErrorCode(), "no triplets");
+  // With one entity there is no corrupted triplet to learn against.
+  if (Data.NumEntities < 2)
+    return createStringError(inconvertibleErrorCode(),
+                             "at least two entities are needed");
+  for (size_t I = 0; I < Data.Triplets.size(); ++I) {
+    const TrainingTriplet &T = Data.Triplets[I];
+    if (T.Head >= Data.NumEntities || T.Tail >= Data.NumEntities)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "triplet " + Twine(I) + ": entity id " +
+              Twine(T.Head >= Data.NumEntities ? T.Head : T.Tail) +
+              " out of range (" + Twine(Data.NumEntities) + " entities)");
+    if (T.Relation >= Data.NumRelations)
+      return createStringError(inconvertibleErrorCode(),
+                               "triplet " + Twine(I) + ": relation id " +
+                                   Twine(T.Relation) + " out of range (" +
+                                   Twine(Data.NumRelations) + " relations)");
+  }
+  if (const TransEModel *Initial = Opts.Initial) {
+    auto CheckShape = [&](const std::vector<std::vector<double>> &Rows,
+                          StringRef What, unsigned Want) -> Error {
+      if (Rows.size() != Want)
+        return createStringError(inconvertibleErrorCode(),
+                                 "the initial model has " + Twine(Rows.size()) +
+                                     " " + What + " vectors, expected " +
+                                     Twine(Want));
+      for (size_t I = 0; I < Rows.size(); ++I)
+        if (Rows[I].size() != Opts.Dimension)
+          return createStringError(
+              inconvertibleErrorCode(),
+              "the initial model's " + What + " vector " + Twine(I) + " has " +
+                  Twine(Rows[I].size()) + " values, expected the dimension " +
+                  Twine(Opts.Dimension));
+      return Error::success();
+    };
+    if (Error Err = CheckShape(Initial->Entities, "entity", Data.NumEntities))
+      return Err;
+    if (Error Err =
+            CheckShape(Initial->Relations, "relation", Data.NumRelations))
+      return Err;
+  }
 
   const unsigned D = Opts.Dimension;
   // A thread needs a share of the batch that outweighs two barriers; below
@@ -219,22 +261,32 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
       1, std::min(Opts.Threads ? static_cast<int>(Opts.Threads)
                                : omp_get_max_threads(),
                   static_cast<int>(Opts.BatchSize / MinTripletsPerThread)));
-  const size_t NumRel = Data.NumRelations;
+  const size_t NumEnt = Data.NumEntities, NumRel = Data.NumRelations;
 
-  // Initialisation as in the TransE paper: uniform in +-6/sqrt(d),
-  // relations normalised once.
-  Matrix E(NumEntities, D), R(NumRel, D);
-  SplitMix64 Init(mix(Opts.Seed, 0xE, 0));
-  const double Bound = 6.0 / std::sqrt(double(D));
-  for (Eigen::Index I = 0; I < E.size(); ++I)
-    E.data()[I] = Bound * Init.symmetric();
-  for (Eigen::Index I = 0; I < R.size(); ++I)
-    R.data()[I] = Bound * Init.symmetric();
-  for (Eigen::Index I = 0; I < R.rows(); ++I)
-    if (double N = R.row(I).norm(); N > 0)
-      R.row(I) /= N;
+  Matrix E(NumEnt, D), R(NumRel, D);
+  if (const TransEModel *Initial = Opts.Initial) {
+    // A given starting point; its entities are normalised below.
+    for (size_t I = 0; I < NumEnt; ++I)
+      std::copy(Initial->Entities[I].begin(), Initial->Entities[I].end(),
+                E.row(I).data());
+    for (size_t I = 0; I < NumRel; ++I)
+      std::copy(Initial->Relations[I].begin(), Initial->Relations[I].end(),
+                R.row(I).data());
+  } else {
+    // Initialisation as in the TransE paper: uniform in +-6/sqrt(d),
+    // relations normalised once.
+    SplitMix64 Init(mix(Opts.Seed, 0xE, 0));
+    const double Bound = 6.0 / std::sqrt(double(D));
+    for (Eigen::Index I = 0; I < E.size(); ++I)
+      E.data()[I] = Bound * Init.symmetric();
+    for (Eigen::Index I = 0; I < R.size(); ++I)
+      R.data()[I] = Bound * Init.symmetric();
+    for (Eigen::Index I = 0; I < R.rows(); ++I)
+      if (double N = R.row(I).norm(); N > 0)
+        R.row(I) /= N;
+  }
 
-  std::vector<Matrix> GE(Threads, Matrix::Zero(NumEntities, D));
+  std::vector<Matrix> GE(Threads, Matrix::Zero(NumEnt, D));
   std::vector<Matrix> GR(Threads, Matrix::Zero(NumRel, D));
   // Which relation rows of GR[t] hold a gradient: a batch uses few of the
   // relations, and reducing and clearing only those keeps the per-batch
@@ -298,7 +350,7 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
           SplitMix64 Neg1(mix(Opts.Seed, Epoch + 1, K));
           bool CorruptHead = Neg1.next() & 1;
           EntityId Orig = CorruptHead ? T.Head : T.Tail;
-          EntityId Repl = static_cast<EntityId>(Neg1.below(NumEntities - 1));
+          EntityId Repl = static_cast<EntityId>(Neg1.below(NumEnt - 1));
           if (Repl >= Orig)
             ++Repl;
           EntityId NH = CorruptHead ? Repl : T.Head;

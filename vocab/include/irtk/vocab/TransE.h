@@ -14,8 +14,9 @@
 /// entity vectors renormalized to unit length before every batch. The
 /// learned entity vectors form an IR2Vec vocabulary.
 ///
-/// Training is deterministic for a given seed and thread count: every batch
-/// draws its negatives from a generator seeded by (seed, epoch, batch), and
+/// Training is deterministic for a given seed and thread count: every epoch
+/// shuffles with a generator seeded by (seed, epoch), every triplet draws
+/// its negative from a generator seeded by (seed, epoch, position), and
 /// per-thread gradients are summed in thread order.
 ///
 //===----------------------------------------------------------------------===//
@@ -45,6 +46,9 @@ struct TripletSet {
   std::vector<TrainingTriplet> Triplets;
   /// Number of relations (largest relation id + 1).
   unsigned NumRelations = 0;
+  /// Number of entities: entity ids are in [0, NumEntities). The trainer
+  /// learns one vector per entity and draws negatives from all of them.
+  unsigned NumEntities = vocab::NumEntities;
 };
 
 /// Reads triplets as `llvm-ir2vec triplets` writes them (ours or
@@ -54,6 +58,13 @@ struct TripletSet {
 llvm::Expected<TripletSet> readTriplets(llvm::StringRef Path);
 
 enum class DistanceKind { L1, L2 };
+
+/// The trained entity vectors, one per entity id, and relation vectors, one
+/// per relation id.
+struct TransEModel {
+  std::vector<std::vector<double>> Entities;
+  std::vector<std::vector<double>> Relations;
+};
 
 struct TransEOptions {
   unsigned Dimension = 75;
@@ -67,6 +78,13 @@ struct TransEOptions {
   /// is used (batch 1024: 2 threads; 256: 1), so the result depends on
   /// min(Threads, BatchSize / 512), not on Threads alone.
   unsigned Threads = 0;
+  /// When set, training starts from these vectors instead of the random
+  /// initialisation (to continue training a model): NumEntities entity and
+  /// NumRelations relation vectors of Dimension values each, else
+  /// trainTransE fails. Entity vectors are renormalised to unit length
+  /// before training, as before every batch; relation vectors are taken as
+  /// given.
+  const TransEModel *Initial = nullptr;
 };
 
 struct EpochReport {
@@ -75,13 +93,9 @@ struct EpochReport {
   double MeanLoss;
 };
 
-/// The trained entity vectors, one per entity id.
-struct TransEModel {
-  std::vector<std::vector<double>> Entities;
-  std::vector<std::vector<double>> Relations;
-};
-
 /// Trains on \p Data. \p Progress, when set, is called after every epoch.
+/// Fails on a bad option, fewer than two entities, a triplet whose entity
+/// or relation id is out of range, or an Opts.Initial of the wrong shape.
 llvm::Expected<TransEModel>
 trainTransE(const TripletSet &Data, const TransEOptions &Opts,
             const std::function<void(const EpochReport &)> &Progress = {});
