@@ -51,7 +51,7 @@ void Embedder::combineWithOperands(const Instruction &I, double *Out) const {
   // Upstream's bracketing: (opcode + type) + operand sum, then the
   // predicate. Rounding makes the order visible in the results.
   VecMap Acc(Out, Dim);
-  Acc = ConstVecMap(V.data(vocab::opcodeEntity(I.getOpcode())), Dim);
+  Acc = ConstVecMap(V.data(opcodeEntity(I.getOpcode())), Dim);
   Acc += ConstVecMap(V.data(typeEntity(I.getType())), Dim);
   Acc += ConstVecMap(ArgScratch.data(), Dim);
   if (const auto *Cmp = dyn_cast<CmpInst>(&I))

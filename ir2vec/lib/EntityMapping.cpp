@@ -21,9 +21,6 @@ using namespace llvm;
 
 namespace irtk::ir2vec {
 
-using vocab::CanonicalTypeKind;
-using vocab::OperandKindKind;
-
 CanonicalTypeKind canonicalType(Type::TypeID T) {
   switch (T) {
   case Type::HalfTyID:
@@ -73,12 +70,11 @@ OperandKindKind operandKind(const Value *Op) {
   return OperandKindKind::Variable;
 }
 
-vocab::EntityId predicateEntity(CmpInst::Predicate P) {
+EntityId predicateEntity(CmpInst::Predicate P) {
   if (CmpInst::isFPPredicate(P))
-    return vocab::predicateEntity(P - CmpInst::FIRST_FCMP_PREDICATE);
+    return predicateEntity(P - CmpInst::FIRST_FCMP_PREDICATE);
   assert(CmpInst::isIntPredicate(P) && "not a comparison predicate");
-  return vocab::predicateEntity(vocab::NumFCmpPredicates + P -
-                                CmpInst::FIRST_ICMP_PREDICATE);
+  return predicateEntity(NumFCmpPredicates + P - CmpInst::FIRST_ICMP_PREDICATE);
 }
 
 } // namespace irtk::ir2vec

@@ -13,8 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Passes.h"
-#include "irtk/ir2vec/Format.h"
-#include "irtk/ir2vec/Output.h"
+#include "irtk/ir2vec/Walk.h"
+#include "irtk/support/Format.h"
+#include "irtk/support/OutputFile.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
+using namespace irtk::support;
 
 namespace irtk::ir2vec {
 
@@ -50,8 +52,7 @@ VocabAnalysis::Result VocabAnalysis::run(Module &M, ModuleAnalysisManager &) {
     }
     Path = Opts.DefaultPath;
   }
-  Expected<vocab::Vocabulary> V =
-      vocab::Vocabulary::loadFromFile(Path, Opts.Weights);
+  Expected<vocab::Vocabulary> V = loadVocabulary(Path, Opts.Weights);
   if (!V) {
     M.getContext().emitError("irtk: " + toString(V.takeError()));
     return R;
@@ -74,38 +75,55 @@ FunctionEmbeddingAnalysis::run(Function &F, FunctionAnalysisManager &FAM) {
   return R;
 }
 
+namespace {
+/// print<irtk-ir2vec>'s content, as upstream's print<ir2vec>: for every
+/// function, declarations included, the function vector, the block vectors
+/// and the instruction vectors.
+class PrinterSink : public EmbeddingSink {
+public:
+  explicit PrinterSink(raw_ostream &OS) : OS(OS) {}
+  void beginFunction(const Function &F) override {
+    OS << "IR2Vec embeddings for function " << F.getName() << ":\n";
+  }
+  void beginLevel(LevelKind L) override {
+    switch (L) {
+    case LevelKind::Function:
+      OS << "Function vector: ";
+      return;
+    case LevelKind::BasicBlock:
+      OS << "Basic block vectors:\n";
+      return;
+    case LevelKind::Instruction:
+      OS << "Instruction vectors:\n";
+      return;
+    }
+  }
+  void record(const EmbeddingRecord &R) override {
+    if (R.Level == LevelKind::BasicBlock)
+      OS << "Basic block: " << R.BB->getName() << ":\n";
+    else if (R.Level == LevelKind::Instruction)
+      OS << "Instruction: " << R.InstText;
+    printVector(OS, R.Vector);
+  }
+
+private:
+  raw_ostream &OS;
+};
+} // namespace
+
 PreservedAnalyses EmbeddingPrinterPass::run(Module &M,
                                             ModuleAnalysisManager &MAM) {
   const VocabAnalysis::Result &VR = MAM.getResult<VocabAnalysis>(M);
   if (!VR.isValid())
     return PreservedAnalyses::all();
-  const vocab::Vocabulary &V = *VR.vocabulary();
-  std::vector<double> Vec(V.dimension());
-  InstructionPrinter Printer;
-  for (const Function &F : M) {
-    std::unique_ptr<Embedder> E = Embedder::create(Kind, F, V);
-    OS << "IR2Vec embeddings for function " << F.getName() << ":\n";
-    E->computeFunctionVector(Vec.data());
-    OS << "Function vector: ";
-    printVector(OS, Vec);
-    OS << "Basic block vectors:\n";
-    for (const BasicBlock &BB : F) {
-      E->computeBBVector(BB, Vec.data());
-      OS << "Basic block: " << BB.getName() << ":\n";
-      printVector(OS, Vec);
-    }
-    OS << "Instruction vectors:\n";
-    if (!F.isDeclaration())
-      Printer.setFunction(F);
-    for (const BasicBlock &BB : F) {
-      for (const Instruction &I : BB) {
-        E->computeInstVector(I, Vec.data());
-        OS << "Instruction: ";
-        Printer.print(OS, I);
-        printVector(OS, Vec);
-      }
-    }
-  }
+  WalkOptions O;
+  O.Kind = Kind;
+  O.Functions = O.Blocks = O.Instructions = true;
+  O.InstructionText = true;
+  O.Declarations = true;
+  Walker W(*VR.vocabulary(), O);
+  PrinterSink S(OS);
+  W.walkModule(M, S);
   return PreservedAnalyses::all();
 }
 
@@ -114,8 +132,8 @@ PreservedAnalyses VocabPrinterPass::run(Module &M, ModuleAnalysisManager &MAM) {
   if (!VR.isValid())
     return PreservedAnalyses::all();
   const vocab::Vocabulary &V = *VR.vocabulary();
-  for (vocab::EntityId Id = 0; Id < vocab::NumEntities; ++Id) {
-    OS << "Key: " << vocab::entityName(Id) << ": ";
+  for (EntityId Id = 0; Id < V.size(); ++Id) {
+    OS << "Key: " << V.layout().entityName(Id) << ": ";
     printVector(OS, V.vector(Id));
   }
   return PreservedAnalyses::all();
@@ -132,14 +150,47 @@ static Error appendLocked(StringRef Path, StringRef Text) {
   if (std::error_code EC = sys::fs::lockFile(FD))
     return createFileError(Path, EC);
   OS << Text;
-  OS.flush();
-  std::error_code EC = OS.error();
-  OS.clear_error();
+  Error E = takeWriteError(OS, Path);
   (void)sys::fs::unlockFile(FD);
-  if (EC)
-    return createFileError(Path, EC);
-  return Error::success();
+  return E;
 }
+
+namespace {
+/// Attaches each function's embedding as metadata and/or writes it as a
+/// JSON line.
+class RecorderSink : public EmbeddingSink {
+public:
+  RecorderSink(Module &M, const RecorderOptions &Opts, raw_ostream &OS)
+      : M(M), Opts(Opts), OS(OS) {}
+  void record(const EmbeddingRecord &R) override {
+    // The walker hands out const functions of the module this pass may
+    // change.
+    Function &F = const_cast<Function &>(*R.F);
+    if (Opts.AttachMetadata) {
+      LLVMContext &Ctx = M.getContext();
+      SmallVector<Metadata *, 128> Elts;
+      for (double X : R.Vector)
+        Elts.push_back(ConstantAsMetadata::get(
+            ConstantFP::get(Type::getDoubleTy(Ctx), X)));
+      F.setMetadata(EmbeddingMetadataName, MDNode::get(Ctx, Elts));
+    }
+    if (!Opts.OutputPath.empty())
+      JSONObjectWriter(OS)
+          .string("module", M.getModuleIdentifier())
+          .string("source_file", M.getSourceFileName())
+          .string("function", F.getName())
+          .string("demangled", demangle(F.getName()))
+          .string("kind", embeddingKindName(Opts.Kind))
+          .string("pipeline_point", Opts.PipelinePoint)
+          .vector("embedding", R.Vector);
+  }
+
+private:
+  Module &M;
+  const RecorderOptions &Opts;
+  raw_ostream &OS;
+};
+} // namespace
 
 PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
                                              ModuleAnalysisManager &MAM) {
@@ -152,43 +203,16 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
   const VocabAnalysis::Result &VR = MAM.getResult<VocabAnalysis>(M);
   if (!VR.isValid())
     return PreservedAnalyses::all();
-  const vocab::Vocabulary &V = *VR.vocabulary();
-
   std::string Lines;
   raw_string_ostream LS(Lines);
-  LLVMContext &Ctx = M.getContext();
-  for (Function &F : M) {
-    if (F.isDeclaration())
-      continue;
-    Embedding E = Embedder::create(Opts.Kind, F, V)->getFunctionVector();
-    if (Opts.AttachMetadata) {
-      SmallVector<Metadata *, 128> Elts;
-      for (double X : E)
-        Elts.push_back(ConstantAsMetadata::get(
-            ConstantFP::get(Type::getDoubleTy(Ctx), X)));
-      F.setMetadata(EmbeddingMetadataName, MDNode::get(Ctx, Elts));
-    }
-    if (!Opts.OutputPath.empty()) {
-      LS << "{\"module\":";
-      printJSONString(LS, M.getModuleIdentifier());
-      LS << ",\"source_file\":";
-      printJSONString(LS, M.getSourceFileName());
-      LS << ",\"function\":";
-      printJSONString(LS, F.getName());
-      LS << ",\"demangled\":";
-      printJSONString(LS, demangle(F.getName()));
-      LS << ",\"kind\":\"" << embeddingKindName(Opts.Kind) << "\"";
-      LS << ",\"pipeline_point\":";
-      printJSONString(LS, Opts.PipelinePoint);
-      LS << ",\"embedding\":";
-      printJSONVector(LS, E);
-      LS << "}\n";
-    }
-  }
+  RecorderSink S(M, Opts, LS);
+  Walker W(*VR.vocabulary(),
+           WalkOptions::forLevel(Opts.Kind, LevelKind::Function));
+  W.walkModule(M, S);
   if (!Opts.OutputPath.empty() && !Lines.empty())
     if (Error Err = appendLocked(Opts.OutputPath, Lines))
-      Ctx.emitError("irtk: cannot write embeddings: " +
-                    toString(std::move(Err)));
+      M.getContext().emitError("irtk: cannot write embeddings: " +
+                               toString(std::move(Err)));
   // Attaching metadata changes no analysis result.
   return PreservedAnalyses::all();
 }

@@ -20,15 +20,14 @@ using namespace llvm;
 
 namespace irtk::ir2vec {
 
-unsigned collectTriplets(const Function &F, std::vector<Triplet> &Out) {
+unsigned collectTriplets(const Function &F, std::vector<vocab::Triplet> &Out) {
   unsigned MaxRelation = NextRelation;
   const Instruction *Prev = nullptr;
   for (const BasicBlock &BB : F) {
     for (const Instruction &I : BB.instructionsWithoutDebug()) {
-      vocab::EntityId Opc = vocab::opcodeEntity(I.getOpcode());
+      EntityId Opc = opcodeEntity(I.getOpcode());
       if (Prev)
-        Out.push_back(
-            {vocab::opcodeEntity(Prev->getOpcode()), Opc, NextRelation});
+        Out.push_back({opcodeEntity(Prev->getOpcode()), Opc, NextRelation});
       Out.push_back({Opc, typeEntity(I.getType()), TypeRelation});
       unsigned Arg = ArgBase;
       for (const Use &Op : I.operands())

@@ -14,7 +14,7 @@
 
 #include "irtk/store/Index.h"
 
-#include "irtk/ir2vec/Format.h"
+#include "irtk/support/Format.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -34,33 +34,25 @@ bool IndexRecord::operator==(const IndexRecord &O) const {
                   O.BlockIndex, O.InstIndex, O.Inst);
 }
 
-void writeIndexFields(const IndexRecord &R, raw_ostream &OS) {
-  OS << ",\"module\":";
-  ir2vec::printJSONString(OS, R.Module);
-  OS << ",\"function\":";
-  ir2vec::printJSONString(OS, R.Function);
-  OS << ",\"demangled\":";
-  ir2vec::printJSONString(OS, R.Demangled);
-  OS << ",\"level\":";
-  ir2vec::printJSONString(OS, R.Level);
-  if (R.Block) {
-    OS << ",\"block\":";
-    ir2vec::printJSONString(OS, *R.Block);
-  }
+void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W) {
+  W.string("module", R.Module)
+      .string("function", R.Function)
+      .string("demangled", R.Demangled)
+      .string("level", R.Level);
+  if (R.Block)
+    W.string("block", *R.Block);
   if (R.BlockIndex)
-    OS << ",\"block_index\":" << *R.BlockIndex;
+    W.number("block_index", *R.BlockIndex);
   if (R.InstIndex)
-    OS << ",\"inst_index\":" << *R.InstIndex;
-  if (R.Inst) {
-    OS << ",\"inst\":";
-    ir2vec::printJSONString(OS, *R.Inst);
-  }
+    W.number("inst_index", *R.InstIndex);
+  if (R.Inst)
+    W.string("inst", *R.Inst);
 }
 
 void writeIndexRecord(const IndexRecord &R, raw_ostream &OS) {
-  OS << "{\"row\":" << R.Row;
-  writeIndexFields(R, OS);
-  OS << "}\n";
+  support::JSONObjectWriter W(OS);
+  W.number("row", R.Row);
+  writeIndexFields(R, W);
 }
 
 Expected<IndexRecord> parseIndexRecord(StringRef Line, StringRef Name,
@@ -150,7 +142,7 @@ Expected<IndexRecord> IndexFile::record(uint64_t Row) const {
 Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name) const {
   std::string Needle;
   raw_string_ostream NS(Needle);
-  ir2vec::printJSONString(NS, Name);
+  support::printJSONString(NS, Name);
   StringRef Text = Buffer->getBuffer();
   std::vector<uint64_t> Rows;
   for (size_t Pos = Text.find(Needle); Pos != StringRef::npos;) {

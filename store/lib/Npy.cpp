@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/store/Npy.h"
-#include "irtk/vocab/OutputFile.h"
+#include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -190,8 +190,9 @@ Expected<NpyShape> parseNpyHeader(StringRef File, StringRef Name) {
                               Twine(static_cast<unsigned char>(File[7])));
   if (File.size() < 8 + LenBytes)
     return npyError(Name, "truncated .npy header");
-  uint64_t Len = LenBytes == 2 ? support::endian::read16le(File.data() + 8)
-                               : support::endian::read32le(File.data() + 8);
+  uint64_t Len = LenBytes == 2
+                     ? llvm::support::endian::read16le(File.data() + 8)
+                     : llvm::support::endian::read32le(File.data() + 8);
   NpyShape Shape;
   Shape.DataOffset = 8 + LenBytes + Len;
   if (File.size() < Shape.DataOffset)
@@ -284,23 +285,20 @@ void NpyWriter::append(ArrayRef<float> Values) {
 Error NpyWriter::finish() {
   OS->seek(0);
   *OS << makeNpyHeader(Rows, Cols);
-  OS->close();
-  if (OS->has_error()) {
-    std::error_code EC = OS->error();
-    OS->clear_error();
-    return npyError(Path, "cannot write: " + EC.message());
-  }
-  return Error::success();
+  Error E = support::takeWriteError(*OS, Path);
+  OS.reset();
+  return E;
 }
 
 Error writeNpyFile(StringRef Path, ArrayRef<float> Values, unsigned Cols) {
   assert(Cols && Values.size() % Cols == 0 && "whole rows only");
   if (!sys::IsLittleEndianHost)
     return npyError(Path, "writing .npy files needs a little-endian host");
-  return irtk::writeOutputFile(Path, [&](raw_ostream &OS) {
+  return support::writeOutputFile(Path, [&](raw_ostream &OS) {
     OS << makeNpyHeader(Values.size() / Cols, Cols);
     OS.write(reinterpret_cast<const char *>(Values.data()),
              Values.size() * sizeof(float));
+    return Error::success();
   });
 }
 

@@ -16,10 +16,10 @@
 
 #include "irtk/store/Store.h"
 
-#include "irtk/vocab/JSONDiagnostics.h"
+#include "irtk/support/JSON.h"
+#include "irtk/support/OutputFile.h"
 
-#include "llvm/Demangle/Demangle.h"
-#include "llvm/IR/Function.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -48,14 +48,12 @@ void writeStoreInfo(const StoreInfo &Info, raw_ostream &OS) {
     J.attribute("dimension", Info.Dimension);
     J.attribute("count", static_cast<int64_t>(Info.Count));
     J.attribute("dtype", "float32");
-    J.attribute("level", ir2vec::levelName(Info.Level));
-    J.attribute("kind", ir2vec::embeddingKindName(Info.Kind));
+    J.attribute("level", Info.Level);
+    J.attribute("kind", Info.Kind);
     J.attribute("vocabulary", Info.Vocabulary);
     J.attributeObject("weights", [&] {
-      // The floats' exact values: they read back as the same floats.
-      J.attribute("opcode", double(Info.Weights.Opcode));
-      J.attribute("type", double(Info.Weights.Type));
-      J.attribute("argument", double(Info.Weights.Argument));
+      for (const auto &[Name, W] : Info.Weights)
+        J.attribute(Name, W);
     });
     J.attribute("tool", Info.Tool);
   });
@@ -63,9 +61,9 @@ void writeStoreInfo(const StoreInfo &Info, raw_ostream &OS) {
 }
 
 Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
-  Expected<json::Value> V = json::parse(Text);
+  Expected<json::Value> V = support::parseJSON(Text, Name);
   if (!V)
-    return vocab::jsonSyntaxError(Name, Text, V.takeError());
+    return V.takeError();
   const json::Object *O = V->getAsObject();
   if (!O)
     return storeError(Name, "not a JSON object");
@@ -97,17 +95,13 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
                                 "'; expected float32");
   }
   std::optional<StringRef> Level = O->getString("level");
-  std::optional<ir2vec::LevelKind> L =
-      Level ? ir2vec::parseLevel(*Level) : std::nullopt;
-  if (!L)
+  if (!Level || (*Level != "func" && *Level != "bb" && *Level != "inst"))
     return storeError(Name, "\"level\" is not func, bb or inst");
-  Info.Level = *L;
+  Info.Level = Level->str();
   std::optional<StringRef> Kind = O->getString("kind");
-  std::optional<ir2vec::EmbeddingKind> K =
-      Kind ? ir2vec::parseEmbeddingKind(*Kind) : std::nullopt;
-  if (!K)
-    return storeError(Name, "\"kind\" is not symbolic or flow-aware");
-  Info.Kind = *K;
+  if (!Kind || Kind->empty())
+    return storeError(Name, "no \"kind\" string");
+  Info.Kind = Kind->str();
   std::optional<StringRef> Vocab = O->getString("vocabulary");
   if (!Vocab)
     return storeError(Name, "no \"vocabulary\" string");
@@ -115,45 +109,24 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
   const json::Object *W = O->getObject("weights");
   if (!W)
     return storeError(Name, "no \"weights\" object");
-  for (auto [Key, Slot] :
-       {std::pair<const char *, float *>{"opcode", &Info.Weights.Opcode},
-        {"type", &Info.Weights.Type},
-        {"argument", &Info.Weights.Argument}}) {
-    std::optional<double> D = W->getNumber(Key);
+  for (const auto &[Key, Value] : *W) {
+    std::optional<double> D = Value.getAsNumber();
     if (!D || !std::isfinite(*D))
       return storeError(Name,
-                        "\"weights\" lacks a number \"" + Twine(Key) + "\"");
-    *Slot = static_cast<float>(*D);
+                        "weight \"" + Key.str() + "\" is not a finite number");
+    Info.Weights.emplace_back(Key.str(), *D);
   }
+  llvm::sort(Info.Weights);
   if (std::optional<StringRef> Tool = O->getString("tool"))
     Info.Tool = Tool->str();
   return Info;
 }
 
-unsigned collectModuleRows(const Module &M, const vocab::Vocabulary &V,
-                           const ir2vec::EmbeddingOutputOptions &Opts,
-                           RowBatch &Out) {
-  std::string Level = ir2vec::levelName(Opts.Level).str();
-  return ir2vec::forEachEmbedding(
-      M, V, Opts, [&](const ir2vec::EmbeddingRecord &E) {
-        for (double D : E.Vector)
-          Out.Values.push_back(static_cast<float>(D));
-        IndexRecord R;
-        R.Row = Out.Records.size();
-        R.Module = Opts.ModuleName;
-        R.Function = E.F->getName().str();
-        R.Demangled = demangle(E.F->getName());
-        R.Level = Level;
-        if (E.BB) {
-          R.Block = E.BB->getName().str();
-          R.BlockIndex = E.BlockIndex;
-        }
-        if (E.I) {
-          R.InstIndex = E.InstIndex;
-          R.Inst = E.InstText.str();
-        }
-        Out.Records.push_back(std::move(R));
-      });
+std::optional<double> StoreInfo::weight(StringRef Name) const {
+  for (const auto &[N, W] : Weights)
+    if (N == Name)
+      return W;
+  return std::nullopt;
 }
 
 /// "dir/" and "dir" name the same destination; the temporary directory goes
@@ -260,28 +233,17 @@ Error StoreWriter::commit() {
   };
   if (Error E = Matrix->finish())
     return Fail(std::move(E));
-  std::string IndexPath = joinPath(TempDir, IndexFileName);
-  Index->close();
-  if (Index->has_error()) {
-    std::error_code EC = Index->error();
-    Index->clear_error();
-    return Fail(storeError(IndexPath, "cannot write: " + EC.message()));
-  }
+  if (Error E =
+          support::takeWriteError(*Index, joinPath(TempDir, IndexFileName)))
+    return Fail(std::move(E));
+  Index.reset();
   Info.Count = Rows;
-  std::string InfoPath = joinPath(TempDir, InfoFileName);
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(InfoPath, EC);
-    if (EC)
-      return Fail(storeError(InfoPath, "cannot create: " + EC.message()));
-    writeStoreInfo(Info, OS);
-    OS.close();
-    if (OS.has_error()) {
-      EC = OS.error();
-      OS.clear_error();
-      return Fail(storeError(InfoPath, "cannot write: " + EC.message()));
-    }
-  }
+  if (Error E = support::writeOutputFile(joinPath(TempDir, InfoFileName),
+                                         [&](raw_ostream &OS) {
+                                           writeStoreInfo(Info, OS);
+                                           return Error::success();
+                                         }))
+    return Fail(std::move(E));
 
   // Straight into place when nothing (or an empty directory) is there.
   if (!sys::fs::rename(TempDir, Dir)) {

@@ -16,6 +16,7 @@
 #ifndef IRTK_TEST_UNIT_TESTHELPERS_H
 #define IRTK_TEST_UNIT_TESTHELPERS_H
 
+#include "irtk/ir2vec/Entities.h"
 #include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/Support/Error.h"
@@ -41,9 +42,10 @@ namespace irtk::test {
 /// same vectors; tools load it with the default weights 1, 0.5 and 0.2).
 inline llvm::Expected<vocab::Vocabulary> idsVocabulary() {
   std::vector<std::vector<double>> Vs;
-  for (unsigned K = 0; K < vocab::NumEntities; ++K)
+  for (unsigned K = 0; K < ir2vec::NumEntities; ++K)
     Vs.push_back({double(K), 1.0});
-  return vocab::Vocabulary::fromVectors(Vs, vocab::Weights{1.0f, 1.0f, 1.0f});
+  return vocab::Vocabulary::fromVectors(ir2vec::irLayout(), Vs,
+                                        ir2vec::Weights{1, 1, 1}.sections());
 }
 
 } // namespace irtk::test

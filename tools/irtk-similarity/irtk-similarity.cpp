@@ -18,10 +18,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/Format.h"
+#include "irtk/ir2vec/StoreRows.h"
 #include "irtk/store/Search.h"
 #include "irtk/store/Store.h"
-#include "irtk/vocab/OutputFile.h"
+#include "irtk/support/Format.h"
+#include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Format.h"
@@ -112,8 +113,8 @@ static MatrixRef matrixOf(const Store &S) {
 }
 
 static void writeNumber(raw_ostream &OS, double X) {
-  char Buf[ir2vec::MaxNumberChars];
-  OS << StringRef(Buf, ir2vec::formatShortest(X, Buf));
+  char Buf[irtk::support::MaxNumberChars];
+  OS << StringRef(Buf, irtk::support::formatShortest(X, Buf));
 }
 
 /// "add(int, int) (m.ll)", with the block and instruction for bb and inst
@@ -149,9 +150,7 @@ static void warnIfIncompatible(const Store &A, const Store &B) {
     Note("kind");
   if (X.Vocabulary != Y.Vocabulary)
     Note("vocabulary");
-  if (X.Weights.Opcode != Y.Weights.Opcode ||
-      X.Weights.Type != Y.Weights.Type ||
-      X.Weights.Argument != Y.Weights.Argument)
+  if (X.Weights != Y.Weights)
     Note("weights");
   if (!Diffs.empty())
     WithColor::warning(errs(), ToolName)
@@ -207,8 +206,12 @@ static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
     return inputError("store " + S.path() +
                       " was built from a vocabulary read from standard "
                       "input; name it with --vocab");
+  Expected<ir2vec::StoreSettings> Settings =
+      ir2vec::readStoreSettings(Info, S.path());
+  if (!Settings)
+    return Settings.takeError();
   Expected<vocab::Vocabulary> V =
-      vocab::Vocabulary::loadFromFile(VocabPath, Info.Weights);
+      ir2vec::loadVocabulary(VocabPath, Settings->W);
   if (!V)
     return V.takeError();
   if (V->dimension() != S.dimension())
@@ -216,11 +219,11 @@ static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
                       " has dimension " + Twine(V->dimension()) + ", store " +
                       S.path() + " has " + Twine(S.dimension()));
   ir2vec::EmbeddingOutputOptions EO;
-  EO.Kind = Info.Kind;
-  EO.Level = Info.Level;
+  EO.Kind = Settings->Kind;
+  EO.Level = Settings->Level;
   QuerySet Q;
   for (const std::string &File : O.IRFiles) {
-    Expected<RowBatch> Rows = embedIRFile(File, *V, EO);
+    Expected<RowBatch> Rows = ir2vec::embedIRFile(File, *V, EO);
     if (!Rows)
       return Rows.takeError();
     Q.Values.insert(Q.Values.end(), Rows->Values.begin(), Rows->Values.end());
@@ -237,16 +240,12 @@ static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
 
 static void writeQueryJSON(raw_ostream &OS, const QuerySet &Q, size_t I) {
   const IndexRecord &R = Q.Records[I];
-  if (Q.From) {
-    OS << "{\"store\":";
-    ir2vec::printJSONString(OS, Q.From->path());
-    OS << ",\"row\":" << R.Row;
-  } else {
-    OS << "{\"file\":";
-    ir2vec::printJSONString(OS, Q.Files[I]);
-  }
-  writeIndexFields(R, OS);
-  OS << '}';
+  irtk::support::JSONObjectWriter W(OS, /*NewLine=*/false);
+  if (Q.From)
+    W.string("store", Q.From->path()).number("row", R.Row);
+  else
+    W.string("file", Q.Files[I]);
+  writeIndexFields(R, W);
 }
 
 /// The --store and, with --against, the second store (same dimension).
@@ -292,7 +291,7 @@ static Error runTopK(const Options &O, raw_ostream &OS) {
   if (O.JSON) {
     OS << "{\"command\":\"topk\",\"metric\":\"" << metricName(O.Metric)
        << "\",\"k\":" << O.K << ",\"store\":";
-    ir2vec::printJSONString(OS, Base.path());
+    irtk::support::printJSONString(OS, Base.path());
     OS << ",\"results\":[";
   }
   for (size_t I = 0; I < Results.size(); ++I) {
@@ -315,11 +314,10 @@ static Error runTopK(const Options &O, raw_ostream &OS) {
         return R.takeError();
       ++Rank;
       if (O.JSON) {
-        OS << (Rank > 1 ? "," : "") << "{\"rank\":" << Rank
-           << ",\"row\":" << N.Row << ",\"score\":";
-        writeNumber(OS, N.Score);
-        writeIndexFields(*R, OS);
-        OS << '}';
+        OS << (Rank > 1 ? "," : "");
+        irtk::support::JSONObjectWriter W(OS, /*NewLine=*/false);
+        W.number("rank", Rank).number("row", N.Row).real("score", N.Score);
+        writeIndexFields(*R, W);
       } else {
         OS << format("%5u  %.6f  row %llu  ", Rank, N.Score,
                      static_cast<unsigned long long>(N.Row));
@@ -349,9 +347,9 @@ static Error runPairs(const Options &O, raw_ostream &OS) {
        << "\",\"threshold\":";
     writeNumber(OS, O.Threshold);
     OS << ",\"store\":";
-    ir2vec::printJSONString(OS, S->path());
+    irtk::support::printJSONString(OS, S->path());
     OS << ",\"against\":";
-    ir2vec::printJSONString(OS, B.path());
+    irtk::support::printJSONString(OS, B.path());
     OS << ",\"pairs\":[";
   }
   bool First = true;
@@ -363,13 +361,18 @@ static Error runPairs(const Options &O, raw_ostream &OS) {
     if (!RB)
       return RB.takeError();
     if (O.JSON) {
-      OS << (First ? "\n" : ",\n") << "{\"score\":";
-      writeNumber(OS, P.Score);
-      OS << ",\"a\":{\"row\":" << P.A;
-      writeIndexFields(*RA, OS);
-      OS << "},\"b\":{\"row\":" << P.B;
-      writeIndexFields(*RB, OS);
-      OS << "}}";
+      OS << (First ? "\n" : ",\n");
+      irtk::support::JSONObjectWriter W(OS, /*NewLine=*/false);
+      W.real("score", P.Score)
+          .object("a",
+                  [&](irtk::support::JSONObjectWriter &A) {
+                    A.number("row", P.A);
+                    writeIndexFields(*RA, A);
+                  })
+          .object("b", [&](irtk::support::JSONObjectWriter &B) {
+            B.number("row", P.B);
+            writeIndexFields(*RB, B);
+          });
     } else {
       OS << format("%.6f  row %llu  ", P.Score,
                    static_cast<unsigned long long>(P.A));
@@ -527,7 +530,10 @@ int main(int Argc, char **Argv) {
   raw_string_ostream OS(Rendered);
   Error E = O.Command == CommandKind::TopK ? runTopK(O, OS) : runPairs(O, OS);
   if (!E)
-    E = writeOutputFile(O.Output, [&](raw_ostream &Out) { Out << Rendered; });
+    E = irtk::support::writeOutputFile(O.Output, [&](raw_ostream &Out) {
+      Out << Rendered;
+      return Error::success();
+    });
   if (E) {
     WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
     return 1;

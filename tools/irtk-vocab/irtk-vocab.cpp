@@ -16,8 +16,9 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/vocab/Legacy.h"
-#include "irtk/vocab/OutputFile.h"
+#include "irtk/ir2vec/Entities.h"
+#include "irtk/ir2vec/Legacy.h"
+#include "irtk/support/OutputFile.h"
 #include "irtk/vocab/TransE.h"
 #include "irtk/vocab/Validation.h"
 #include "irtk/vocab/Vocabulary.h"
@@ -38,6 +39,7 @@
 namespace po = boost::program_options;
 using namespace llvm;
 using namespace irtk::vocab;
+using namespace irtk::ir2vec;
 
 static constexpr const char *ToolName = "irtk-vocab";
 
@@ -80,8 +82,10 @@ static int usageError(const std::string &Msg) {
 /// destination first and renamed: no half-written vocabulary.
 static int writeVocabulary(const std::string &Output,
                            const std::vector<std::vector<double>> &Vectors) {
-  if (Error E = irtk::writeOutputFile(
-          Output, [&](raw_ostream &OS) { writeVocabularyJSON(Vectors, OS); }))
+  if (Error E = irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
+        writeVocabularyJSON(*irtk::ir2vec::irLayout(), Vectors, OS);
+        return Error::success();
+      }))
     return inputError(std::move(E));
   return 0;
 }
@@ -89,7 +93,7 @@ static int writeVocabulary(const std::string &Output,
 static int runValidate(const std::vector<std::string> &Files, bool Strict) {
   int Status = 0;
   for (const std::string &F : Files) {
-    Expected<Vocabulary> V = Vocabulary::loadFromFile(F);
+    Expected<Vocabulary> V = irtk::ir2vec::loadVocabulary(F);
     if (!V) {
       Status = inputError(V.takeError());
       continue;
@@ -98,7 +102,7 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
     for (const std::string &K : V->unknownKeys())
       WithColor::warning(errs(), ToolName)
           << Name << ": unknown key '" << K << "' (ignored)\n";
-    if (V->missingEntities().size() == NumEntities)
+    if (V->missingEntities().size() == V->size())
       WithColor::warning(errs(), ToolName)
           << Name << ": no key names an LLVM 22 entity; every vector is zero\n";
     if (Strict) {
@@ -108,25 +112,23 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
       }
     }
     outs() << Name << ": OK, dimension " << V->dimension() << ", "
-           << (NumEntities - V->missingEntities().size()) << "/" << NumEntities
+           << (V->size() - V->missingEntities().size()) << "/" << V->size()
            << " entities\n";
   }
   return Status;
 }
 
 static int runStats(const std::string &File) {
-  Expected<Vocabulary> V = Vocabulary::loadFromFile(File);
+  Expected<Vocabulary> V = irtk::ir2vec::loadVocabulary(File);
   if (!V)
     return inputError(V.takeError());
   VocabStats S = computeStats(*V);
-  static const char *GroupNames[] = {"opcodes", "canonical types",
-                                     "operand kinds", "predicates"};
   raw_ostream &OS = outs();
   OS << "file: " << (File == "-" ? "<stdin>" : File) << '\n';
   OS << "dimension: " << S.Dimension << '\n';
-  OS << "entities: " << S.Present << "/" << NumEntities << '\n';
-  for (unsigned G = 0; G < 4; ++G)
-    OS << "  " << GroupNames[G] << ": " << S.GroupPresent[G] << "/"
+  OS << "entities: " << S.Present << "/" << V->size() << '\n';
+  for (unsigned G = 0; G < V->layout().numGroups(); ++G)
+    OS << "  " << V->layout().groupName(G) << ": " << S.GroupPresent[G] << "/"
        << S.GroupTotal[G] << '\n';
   std::vector<EntityId> Missing = V->missingEntities();
   OS << "missing:";
@@ -148,10 +150,10 @@ static int runStats(const std::string &File) {
 }
 
 static int runDiff(const std::string &FileA, const std::string &FileB) {
-  Expected<Vocabulary> A = Vocabulary::loadFromFile(FileA);
+  Expected<Vocabulary> A = irtk::ir2vec::loadVocabulary(FileA);
   if (!A)
     return inputError(A.takeError());
-  Expected<Vocabulary> B = Vocabulary::loadFromFile(FileB);
+  Expected<Vocabulary> B = irtk::ir2vec::loadVocabulary(FileB);
   if (!B)
     return inputError(B.takeError());
   Expected<std::vector<EntityDiff>> Diffs =
@@ -190,7 +192,7 @@ static int runDiff(const std::string &FileA, const std::string &FileB) {
 
 static int runTrain(const std::string &TripletsPath, const std::string &Output,
                     const TransEOptions &Opts, bool Quiet) {
-  Expected<TripletSet> Data = readTriplets(TripletsPath);
+  Expected<TripletSet> Data = readTriplets(TripletsPath, *irLayout());
   if (!Data)
     return inputError(Data.takeError());
   if (!Quiet)
@@ -357,7 +359,7 @@ static int run(int Argc, char **Argv) {
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
   int Status = run(Argc, Argv);
-  if (Error E = irtk::takeStdoutError())
+  if (Error E = irtk::support::takeStdoutError())
     return inputError(std::move(E));
   return Status;
 }

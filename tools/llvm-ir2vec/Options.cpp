@@ -225,7 +225,7 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   if (O.Subcommand == SubcommandKind::Embeddings && O.VocabPath.empty()) {
     // Without the option, the vocabulary bundled beside this binary.
     std::string Default =
-        vocab::defaultVocabularyPath(llvm::sys::fs::getMainExecutable(
+        ir2vec::defaultVocabularyPath(llvm::sys::fs::getMainExecutable(
             Argv[0], reinterpret_cast<void *>(&parseWeight)));
     if (!llvm::sys::fs::exists(Default))
       return ParseResult::usageError(

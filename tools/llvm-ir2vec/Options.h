@@ -19,7 +19,7 @@
 #include "Progress.h"
 #include "irtk/ir2vec/Output.h"
 
-#include "irtk/vocab/Vocabulary.h"
+#include "irtk/ir2vec/Entities.h"
 
 #include <string>
 #include <vector>
@@ -34,14 +34,14 @@ struct Options {
   std::string Output = "-";
   std::string FunctionName;
   std::string VocabPath;
-  vocab::Weights Weights;
+  ir2vec::Weights Weights;
   ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
   ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
   ir2vec::OutputFormatKind Format = ir2vec::OutputFormatKind::Text;
   /// embeddings --format=npy: write a store directory (store/Store.h) at
   /// Output instead of text.
   bool WriteStore = false;
-  /// 0: OpenMP's default.
+  /// 0: one per core.
   unsigned Threads = 0;
   /// triplets: drop triplets already written (across all inputs).
   bool Dedup = false;

@@ -99,7 +99,7 @@ static VocabOptions vocabOptions() {
   VocabOptions O;
   O.Path = VocabPath;
   if (std::string Self = pluginPath(); !Self.empty())
-    O.DefaultPath = irtk::vocab::defaultVocabularyPath(Self);
+    O.DefaultPath = irtk::ir2vec::defaultVocabularyPath(Self);
   O.Weights.Opcode = OpcWeight;
   O.Weights.Type = TypeWeight;
   O.Weights.Argument = ArgWeight;

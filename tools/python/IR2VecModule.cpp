@@ -22,8 +22,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Embedder.h"
+#include "irtk/ir2vec/Entities.h"
 #include "irtk/ir2vec/ModuleLoader.h"
-#include "irtk/ir2vec/Output.h"
+#include "irtk/ir2vec/Walk.h"
+#include "irtk/support/ParallelMap.h"
 #include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -34,15 +36,11 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -120,45 +118,59 @@ static Expected<LoadedModule> loadModule(const std::string &Path) {
   return L;
 }
 
-/// Upstream's IR2VecTool::getFunctionEmbeddingsMap: a fresh embedder per
-/// defined function. IR order (upstream's map is keyed by pointer).
+namespace {
+/// A walker sink that keeps every record as a keyed row.
+class RowsSink : public irtk::ir2vec::EmbeddingSink {
+public:
+  explicit RowsSink(Rows &R) : R(R) {}
+  void record(const irtk::ir2vec::EmbeddingRecord &E) override {
+    std::string Key;
+    switch (E.Level) {
+    case LevelKind::Function:
+      Key = E.F->getName().str();
+      break;
+    case LevelKind::BasicBlock:
+      Key = E.BB->getName().str();
+      break;
+    case LevelKind::Instruction:
+      Key = E.InstText.str();
+      break;
+    }
+    std::copy(E.Vector.begin(), E.Vector.end(), R.append(std::move(Key)));
+  }
+
+private:
+  Rows &R;
+};
+} // namespace
+
+/// The walker's options for level \p L of kind \p K, as upstream's
+/// IR2VecTool queries: a fresh embedder per function, blocks and
+/// instructions in layout order (unreachable ones included), instructions
+/// keyed by Instruction::print's text.
+static irtk::ir2vec::WalkOptions walkOptions(EmbeddingKind K, LevelKind L) {
+  irtk::ir2vec::WalkOptions O = irtk::ir2vec::WalkOptions::forLevel(K, L);
+  O.InstructionText = L == LevelKind::Instruction;
+  return O;
+}
+
+/// Upstream's IR2VecTool::getFunctionEmbeddingsMap: every defined function,
+/// in IR order (upstream's map is keyed by pointer).
 static Rows functionRows(const Module &M, const Vocabulary &V,
                          EmbeddingKind K) {
   Rows R(V.dimension());
-  for (const Function &F : M)
-    if (!F.isDeclaration())
-      Embedder::create(K, F, V)->computeFunctionVector(
-          R.append(F.getName().str()));
+  RowsSink S(R);
+  irtk::ir2vec::Walker(V, walkOptions(K, LevelKind::Function)).walkModule(M, S);
   return R;
 }
 
-/// Upstream's getBBEmbeddingsMap: one embedder, blocks in layout order
-/// (unreachable ones included), as `llvm-ir2vec --level=bb`.
-static Rows blockRows(const Function &F, const Vocabulary &V, EmbeddingKind K) {
+/// Upstream's getBBEmbeddingsMap and getInstEmbeddingsMap: the blocks or
+/// instructions of \p F.
+static Rows functionPartRows(const Function &F, const Vocabulary &V,
+                             EmbeddingKind K, LevelKind L) {
   Rows R(V.dimension());
-  std::unique_ptr<Embedder> E = Embedder::create(K, F, V);
-  for (const BasicBlock &BB : F)
-    E->computeBBVector(BB, R.append(BB.getName().str()));
-  return R;
-}
-
-/// Upstream's getInstEmbeddingsMap: one embedder, every instruction in
-/// layout order, keyed by Instruction::print's text, as
-/// `llvm-ir2vec --level=inst`.
-static Rows instructionRows(const Function &F, const Vocabulary &V,
-                            EmbeddingKind K) {
-  Rows R(V.dimension());
-  irtk::ir2vec::InstructionPrinter Printer;
-  Printer.setFunction(F);
-  std::unique_ptr<Embedder> E = Embedder::create(K, F, V);
-  for (const BasicBlock &BB : F)
-    for (const Instruction &I : BB) {
-      std::string Text;
-      raw_string_ostream OS(Text);
-      Printer.print(OS, I);
-      OS.flush();
-      E->computeInstVector(I, R.append(std::move(Text)));
-    }
+  RowsSink S(R);
+  irtk::ir2vec::Walker(V, walkOptions(K, L)).walkFunction(F, S);
   return R;
 }
 
@@ -240,9 +252,9 @@ static EmbeddingKind parseMode(py::handle Mode) {
 }
 
 static Expected<Vocabulary> loadVocabulary(const std::string &Path,
-                                           const irtk::vocab::Weights &W) {
+                                           const irtk::ir2vec::Weights &W) {
   py::gil_scoped_release NoGIL;
-  return Vocabulary::loadFromFile(Path, W);
+  return irtk::ir2vec::loadVocabulary(Path, W);
 }
 
 static float checkWeight(double W, const char *Name) {
@@ -259,7 +271,7 @@ static std::unique_ptr<PyVocab> loadVocab(py::handle VocabPath,
   std::string Path = toPath(VocabPath, "vocabPath");
   if (Path.empty())
     throw py::value_error("Empty vocabulary path not allowed");
-  irtk::vocab::Weights W;
+  irtk::ir2vec::Weights W;
   W.Opcode = checkWeight(OpcWeight, "opcWeight");
   W.Type = checkWeight(TypeWeight, "typeWeight");
   W.Argument = checkWeight(ArgWeight, "argWeight");
@@ -293,7 +305,7 @@ resolveVocab(py::handle VocabObj, py::handle VocabPath, const char *Fn) {
   std::string Path = toPath(VocabPath, "vocabPath");
   if (Path.empty())
     throw py::value_error("Empty Vocab Path not allowed");
-  Expected<Vocabulary> V = loadVocabulary(Path, irtk::vocab::Weights());
+  Expected<Vocabulary> V = loadVocabulary(Path, irtk::ir2vec::Weights());
   if (!V)
     throw py::value_error("Failed to initialize IR2Vec vocabulary: " +
                           toString(V.takeError()));
@@ -327,22 +339,21 @@ public:
 
   py::array_t<double> getFuncEmb(const std::string &Name) {
     const Function &F = definedFunction(Name);
-    std::vector<double> Vec(V->dimension());
-    compute([&] {
-      Embedder::create(Kind, F, *V)->computeFunctionVector(Vec.data());
-      return 0;
-    });
-    return toArray(Vec.data(), V->dimension());
+    Rows R = compute(
+        [&] { return functionPartRows(F, *V, Kind, LevelKind::Function); });
+    return toArray(R.row(0), V->dimension());
   }
 
   py::dict getBBEmbMap(const std::string &Name) {
     const Function &F = definedFunction(Name);
-    return toDict(compute([&] { return blockRows(F, *V, Kind); }));
+    return toDict(compute(
+        [&] { return functionPartRows(F, *V, Kind, LevelKind::BasicBlock); }));
   }
 
   py::dict getInstEmbMap(const std::string &Name) {
     const Function &F = definedFunction(Name);
-    return toDict(compute([&] { return instructionRows(F, *V, Kind); }));
+    return toDict(compute(
+        [&] { return functionPartRows(F, *V, Kind, LevelKind::Instruction); }));
   }
 
 private:
@@ -434,9 +445,7 @@ static FileResult embedFile(const std::string &Path, EmbeddingKind K,
   for (const Function &F : *L->M)
     if (!F.isDeclaration())
       R.PerFunction.emplace_back(F.getName().str(),
-                                 Level == LevelKind::BasicBlock
-                                     ? blockRows(F, V, K)
-                                     : instructionRows(F, V, K));
+                                 functionPartRows(F, V, K, Level));
   return R;
 }
 
@@ -496,73 +505,47 @@ static py::list embedFiles(py::handle Filenames, py::handle Mode,
   if (Threads < 0)
     throw py::value_error("threads must be 0 (one per core) or more");
 
-  const size_t N = Paths.size();
-  unsigned Workers = Threads
-                         ? unsigned(Threads)
-                         : std::max(1u, std::thread::hardware_concurrency());
-  Workers = unsigned(std::min<size_t>(Workers, N));
-
-  std::vector<FileResult> Results(N);
-  std::vector<char> Done(N, 0);
-  std::mutex Mu;
-  std::condition_variable Ready;
-  std::atomic<size_t> Next{0};
-  std::atomic<bool> Stop{false};
-  auto Work = [&] {
-    for (size_t I; !Stop && (I = Next++) < N;) {
-      FileResult R;
-      try {
-        R = embedFile(Paths[I], K, *V, *Level);
-      } catch (const std::exception &E) {
-        R = FileResult();
-        R.Error = "'" + Paths[I] + "': " + E.what();
-      }
-      {
-        std::lock_guard<std::mutex> Lock(Mu);
-        Results[I] = std::move(R);
-        Done[I] = 1;
-      }
-      Ready.notify_all();
-    }
+  // Workers never touch Python; this thread turns each result into Python
+  // objects, in input order, as soon as it is ready, and checks for
+  // KeyboardInterrupt while it waits.
+  irtk::support::ParallelMapOptions PO;
+  PO.Threads = static_cast<unsigned>(Threads);
+  bool Interrupted = false;
+  PO.Poll = [&] {
+    py::gil_scoped_acquire GIL;
+    Interrupted = PyErr_CheckSignals() != 0;
+    return !Interrupted;
   };
-  std::vector<std::thread> Pool;
-  // Joins the workers however this function is left (an exception, a
-  // KeyboardInterrupt): they stop after their current file.
-  struct Joiner {
-    std::vector<std::thread> &Pool;
-    std::atomic<bool> &Stop;
-    ~Joiner() {
-      Stop = true;
-      py::gil_scoped_release NoGIL;
-      for (std::thread &T : Pool)
-        T.join();
-    }
-  } Join{Pool, Stop};
-  for (unsigned I = 0; I < Workers; ++I)
-    Pool.emplace_back(Work);
-
   py::list Out;
-  for (size_t I = 0; I < N; ++I) {
-    for (;;) {
-      bool IsDone;
-      {
-        py::gil_scoped_release NoGIL;
-        std::unique_lock<std::mutex> Lock(Mu);
-        IsDone = Ready.wait_for(Lock, std::chrono::milliseconds(100),
-                                [&] { return Done[I] != 0; });
-      }
-      if (IsDone)
-        break;
-      if (PyErr_CheckSignals() != 0)
-        throw py::error_already_set();
-    }
-    FileResult R;
-    {
-      std::lock_guard<std::mutex> Lock(Mu);
-      R = std::move(Results[I]);
-    }
-    Out.append(toPython(Names[I], R, *Level));
+  std::optional<py::error_already_set> Failure;
+  {
+    py::gil_scoped_release NoGIL;
+    irtk::support::orderedParallelMap(
+        Paths.size(), PO,
+        [&](size_t I) {
+          try {
+            return embedFile(Paths[I], K, *V, *Level);
+          } catch (const std::exception &E) {
+            FileResult R;
+            R.Error = "'" + Paths[I] + "': " + E.what();
+            return R;
+          }
+        },
+        [&](size_t I, FileResult &R) {
+          py::gil_scoped_acquire GIL;
+          if (Failure)
+            return;
+          try {
+            Out.append(toPython(Names[I], R, *Level));
+          } catch (py::error_already_set &E) {
+            Failure.emplace(std::move(E));
+          }
+        });
   }
+  if (Interrupted)
+    throw py::error_already_set();
+  if (Failure)
+    throw std::move(*Failure);
   return Out;
 }
 

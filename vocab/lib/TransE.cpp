@@ -33,96 +33,9 @@ using namespace llvm;
 
 namespace irtk::vocab {
 
-/// Relation ids beyond this are surely not from llvm-ir2vec.
+/// Relation ids beyond this are surely not from llvm-ir2vec (readTriplets
+/// caps them at the same value).
 static constexpr unsigned MaxRelationId = 1u << 16;
-
-static Error tripletError(StringRef Path, size_t Line, const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           Path + ":" + Twine(Line) + ": " + Msg);
-}
-
-Expected<TripletSet> readTriplets(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
-  StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
-  if (!Buf)
-    return createStringError(
-        inconvertibleErrorCode(),
-        Name + ": cannot read triplets: " + Buf.getError().message());
-  TripletSet Set;
-  unsigned MaxRelation = 1;
-  std::optional<size_t> DeclaredCount;
-  bool SeenData = false;
-  size_t LineNo = 0;
-  StringRef Rest = (*Buf)->getBuffer();
-  while (!Rest.empty()) {
-    StringRef Line;
-    std::tie(Line, Rest) = Rest.split('\n');
-    ++LineNo;
-    Line = Line.trim();
-    if (Line.empty())
-      continue;
-    if (!SeenData && Line.consume_front("MAX_RELATION=")) {
-      unsigned Header;
-      if (Line.getAsInteger(10, Header) || Header >= MaxRelationId)
-        return tripletError(Name, LineNo, "bad MAX_RELATION header");
-      MaxRelation = std::max(MaxRelation, Header);
-      SeenData = true;
-      continue;
-    }
-    SmallVector<StringRef, 4> Fields;
-    Line.split(Fields, ' ', -1, /*KeepEmpty=*/false);
-    if (Fields.size() == 1 && Line.contains('\t')) {
-      Fields.clear();
-      Line.split(Fields, '\t', -1, /*KeepEmpty=*/false);
-    }
-    if (Fields.size() != 3) {
-      SmallVector<StringRef, 4> Mixed;
-      for (StringRef F : Fields) {
-        SmallVector<StringRef, 4> Parts;
-        F.split(Parts, '\t', -1, /*KeepEmpty=*/false);
-        Mixed.append(Parts.begin(), Parts.end());
-      }
-      Fields = Mixed;
-    }
-    if (!SeenData && Fields.size() == 1) {
-      size_t Count;
-      if (Fields[0].getAsInteger(10, Count))
-        return tripletError(Name, LineNo,
-                            "expected a triplet count or "
-                            "'head tail relation'");
-      DeclaredCount = Count; // OpenKE's train2id.txt
-      SeenData = true;
-      continue;
-    }
-    SeenData = true;
-    unsigned H, T, R;
-    if (Fields.size() != 3 || Fields[0].getAsInteger(10, H) ||
-        Fields[1].getAsInteger(10, T) || Fields[2].getAsInteger(10, R))
-      return tripletError(Name, LineNo,
-                          "expected 'head tail relation', got '" + Line + "'");
-    if (H >= NumEntities || T >= NumEntities)
-      return tripletError(Name, LineNo,
-                          "entity id " + Twine(std::max(H, T)) +
-                              " out of range (LLVM 22 has " +
-                              Twine(NumEntities) + " entities)");
-    if (R >= MaxRelationId)
-      return tripletError(Name, LineNo,
-                          "relation id " + Twine(R) + " out of range");
-    MaxRelation = std::max(MaxRelation, R);
-    Set.Triplets.push_back({H, T, R});
-  }
-  if (DeclaredCount && *DeclaredCount != Set.Triplets.size())
-    return createStringError(inconvertibleErrorCode(),
-                             Name + ": the count line says " +
-                                 Twine(*DeclaredCount) + " triplets, but " +
-                                 Twine(Set.Triplets.size()) + " follow");
-  if (Set.Triplets.empty())
-    return createStringError(inconvertibleErrorCode(), Name + ": no triplets");
-  Set.NumRelations = MaxRelation + 1;
-  Set.NumEntities = NumEntities;
-  return Set;
-}
 
 /// SplitMix64: a small, well-mixed generator whose stream is fully defined
 /// by its seed (unlike std:: distributions, whose algorithms vary by
@@ -215,7 +128,7 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
     return createStringError(inconvertibleErrorCode(),
                              "at least two entities are needed");
   for (size_t I = 0; I < Data.Triplets.size(); ++I) {
-    const TrainingTriplet &T = Data.Triplets[I];
+    const Triplet &T = Data.Triplets[I];
     if (T.Head >= Data.NumEntities || T.Tail >= Data.NumEntities)
       return createStringError(
           inconvertibleErrorCode(),
@@ -296,7 +209,7 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
   std::vector<double> ThreadLoss(Threads);
   // The triplets in this epoch's order, shuffled in place from one epoch to
   // the next: the batches then read memory in sequence.
-  std::vector<TrainingTriplet> Order = Data.Triplets;
+  std::vector<Triplet> Order = Data.Triplets;
   const size_t N = Order.size();
   const bool L1 = Opts.Distance == DistanceKind::L1;
 
@@ -345,7 +258,7 @@ trainTransE(const TripletSet &Data, const TransEOptions &Opts,
         const size_t From = std::min(End, Begin + Tid * Chunk);
         const size_t To = std::min(End, From + Chunk);
         for (size_t K = From; K < To; ++K) {
-          const TrainingTriplet &T = Order[K];
+          const Triplet &T = Order[K];
           // The negative of sample K depends only on (seed, epoch, K).
           SplitMix64 Neg1(mix(Opts.Seed, Epoch + 1, K));
           bool CorruptHead = Neg1.next() & 1;

@@ -22,13 +22,12 @@ Error checkComplete(const Vocabulary &V, StringRef Name) {
     return Error::success();
   std::string List;
   for (size_t I = 0; I < Missing.size() && I < 5; ++I)
-    List += (I ? ", " : "") + entityName(Missing[I]).str();
+    List += (I ? ", " : "") + V.layout().entityName(Missing[I]).str();
   if (Missing.size() > 5)
     List += ", ...";
   return createStringError(inconvertibleErrorCode(),
                            Name + ": " + Twine(Missing.size()) + " of " +
-                               Twine(NumEntities) +
-                               " entities missing: " + List);
+                               Twine(V.size()) + " entities missing: " + List);
 }
 
 VocabStats computeStats(const Vocabulary &V) {
@@ -36,8 +35,10 @@ VocabStats computeStats(const Vocabulary &V) {
   S.Dimension = V.dimension();
   double Sum = 0;
   S.MinNorm = std::numeric_limits<double>::infinity();
-  for (EntityId Id = 0; Id < NumEntities; ++Id) {
-    unsigned G = static_cast<unsigned>(entityGroup(Id));
+  S.GroupPresent.assign(V.layout().numGroups(), 0);
+  S.GroupTotal.assign(V.layout().numGroups(), 0);
+  for (EntityId Id = 0; Id < V.size(); ++Id) {
+    unsigned G = V.layout().entityGroup(Id);
     ++S.GroupTotal[G];
     if (!V.isPresent(Id))
       continue;
@@ -66,6 +67,12 @@ Expected<std::vector<EntityDiff>> compareVocabularies(const Vocabulary &A,
                                                       const Vocabulary &B,
                                                       StringRef NameA,
                                                       StringRef NameB) {
+  if (A.layoutPtr() != B.layoutPtr() &&
+      A.layout().description() != B.layout().description())
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot compare " + NameA + " (" +
+                                 A.layout().description() + ") with " + NameB +
+                                 " (" + B.layout().description() + ")");
   if (A.dimension() != B.dimension())
     return createStringError(inconvertibleErrorCode(),
                              "cannot compare " + NameA + " (dimension " +
@@ -73,7 +80,7 @@ Expected<std::vector<EntityDiff>> compareVocabularies(const Vocabulary &A,
                                  " (dimension " + Twine(B.dimension()) + ")");
   std::vector<EntityDiff> Diffs;
   const unsigned Dim = A.dimension();
-  for (EntityId Id = 0; Id < NumEntities; ++Id) {
+  for (EntityId Id = 0; Id < A.size(); ++Id) {
     Eigen::Map<const Eigen::VectorXd> VA(A.data(Id), Dim), VB(B.data(Id), Dim);
     EntityDiff D{Id, A.isPresent(Id), B.isPresent(Id),
                  std::numeric_limits<double>::quiet_NaN(), (VA - VB).norm()};

@@ -1,4 +1,4 @@
-//===- Vocabulary.cpp - IR2Vec seed-embedding vocabulary ------------------===//
+//===- Vocabulary.cpp - Seed-embedding vocabularies -----------------------===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -15,7 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/vocab/Vocabulary.h"
-#include "irtk/vocab/JSONDiagnostics.h"
+#include "irtk/support/Format.h"
+#include "irtk/support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -23,7 +24,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <charconv>
+#include <cassert>
 #include <cmath>
 
 using namespace llvm;
@@ -37,15 +38,16 @@ static Error vocabError(StringRef Name, const Twine &Msg) {
 namespace {
 /// One parsed section: sorted keys and their raw vectors.
 struct ParsedSection {
-  JSONSectionKind Kind;
+  unsigned Index;
   std::vector<std::pair<std::string, std::vector<double>>> Entries;
   unsigned Dim = 0;
 };
 } // namespace
 
-static Expected<ParsedSection>
-parseSection(const json::Object &Root, JSONSectionKind Kind, StringRef Name) {
-  StringRef Key = jsonSectionName(Kind);
+static Expected<ParsedSection> parseSection(const json::Object &Root,
+                                            const Layout &L, unsigned Index,
+                                            StringRef Name) {
+  StringRef Key = L.sectionName(Index);
   const json::Value *V = Root.get(Key);
   if (!V)
     return vocabError(Name, "missing '" + Key + "' section");
@@ -56,7 +58,7 @@ parseSection(const json::Object &Root, JSONSectionKind Kind, StringRef Name) {
     return vocabError(Name, "section '" + Key + "' is empty");
 
   ParsedSection S;
-  S.Kind = Kind;
+  S.Index = Index;
   for (const auto &KV : *O)
     S.Entries.emplace_back(KV.first.str(), std::vector<double>());
   llvm::sort(S.Entries,
@@ -97,130 +99,129 @@ parseSection(const json::Object &Root, JSONSectionKind Kind, StringRef Name) {
   return S;
 }
 
-static double weightFor(EntityId Id, const Weights &W) {
-  switch (jsonSectionOf(Id)) {
-  case JSONSectionKind::Opcodes:
-    return static_cast<double>(W.Opcode);
-  case JSONSectionKind::Types:
-    return static_cast<double>(W.Type);
-  case JSONSectionKind::Arguments:
-    return static_cast<double>(W.Argument);
-  }
-  llvm_unreachable("unknown JSON section");
+/// The weights of \p L's sections: \p W, or all 1 when \p W is empty.
+static SectionWeights completeWeights(const Layout &L,
+                                      const SectionWeights &W) {
+  assert((W.empty() || W.size() == L.numSections()) &&
+         "one weight per section");
+  return W.empty() ? SectionWeights(L.numSections(), 1.0f) : W;
 }
 
 Expected<Vocabulary> Vocabulary::loadFromBuffer(StringRef Text, StringRef Name,
-                                                const Weights &W) {
-  Expected<json::Value> Root = json::parse(Text);
+                                                std::shared_ptr<const Layout> L,
+                                                const SectionWeights &W) {
+  Expected<json::Value> Root = support::parseJSON(Text, Name);
   if (!Root)
-    return jsonSyntaxError(Name, Text, Root.takeError());
+    return Root.takeError();
   const json::Object *RootObj = Root->getAsObject();
   if (!RootObj)
     return vocabError(Name, "JSON root is not an object");
 
   std::vector<ParsedSection> Sections;
-  for (JSONSectionKind K : {JSONSectionKind::Opcodes, JSONSectionKind::Types,
-                            JSONSectionKind::Arguments}) {
-    Expected<ParsedSection> S = parseSection(*RootObj, K, Name);
+  for (unsigned I = 0; I < L->numSections(); ++I) {
+    Expected<ParsedSection> S = parseSection(*RootObj, *L, I, Name);
     if (!S)
       return S.takeError();
     Sections.push_back(std::move(*S));
   }
   for (const ParsedSection &S : Sections)
     if (S.Dim != Sections.front().Dim)
-      return vocabError(Name, "section '" + jsonSectionName(S.Kind) +
+      return vocabError(Name, "section '" + L->sectionName(S.Index) +
                                   "' has dimension " + Twine(S.Dim) +
-                                  " but section 'Opcodes' has " +
-                                  Twine(Sections.front().Dim));
+                                  " but section '" + L->sectionName(0) +
+                                  "' has " + Twine(Sections.front().Dim));
 
   Vocabulary V;
+  V.W = completeWeights(*L, W);
   V.Dim = Sections.front().Dim;
-  V.W = W;
-  V.Data.assign(size_t(NumEntities) * V.Dim, 0.0);
-  V.Present.assign(NumEntities, false);
+  V.Data.assign(size_t(L->size()) * V.Dim, 0.0);
+  V.Present.assign(L->size(), false);
   for (const ParsedSection &S : Sections) {
+    const double Weight = static_cast<double>(V.W[S.Index]);
     for (const auto &[Key, Vec] : S.Entries) {
-      std::optional<EntityId> Id = lookupEntity(S.Kind, Key);
+      std::optional<EntityId> Id = L->lookup(S.Index, Key);
       if (!Id) {
-        V.UnknownKeys.push_back((jsonSectionName(S.Kind) + "." + Key).str());
+        V.UnknownKeys.push_back((L->sectionName(S.Index) + "." + Key).str());
         continue;
       }
-      double Weight = weightFor(*Id, W);
       double *Out = V.Data.data() + size_t(*Id) * V.Dim;
       for (unsigned I = 0; I < V.Dim; ++I)
         Out[I] = Vec[I] * Weight;
       V.Present[*Id] = true;
     }
   }
+  V.L = std::move(L);
   return V;
 }
 
 Expected<Vocabulary> Vocabulary::loadFromFile(StringRef Path,
-                                              const Weights &W) {
+                                              std::shared_ptr<const Layout> L,
+                                              const SectionWeights &W) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
   StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
   if (!Buf)
     return vocabError(Name,
                       "cannot read vocabulary: " + Buf.getError().message());
-  return loadFromBuffer((*Buf)->getBuffer(), Name, W);
+  return loadFromBuffer((*Buf)->getBuffer(), Name, std::move(L), W);
 }
 
 Expected<Vocabulary>
-Vocabulary::fromVectors(const std::vector<std::vector<double>> &Vectors,
-                        const Weights &W) {
-  if (Vectors.size() != NumEntities)
+Vocabulary::fromVectors(std::shared_ptr<const Layout> L,
+                        const std::vector<std::vector<double>> &Vectors,
+                        const SectionWeights &W) {
+  if (Vectors.size() != L->size())
     return createStringError(inconvertibleErrorCode(),
-                             "expected " + Twine(NumEntities) +
+                             "expected " + Twine(L->size()) +
                                  " entity vectors, got " +
                                  Twine(Vectors.size()));
   Vocabulary V;
   V.Dim = Vectors.front().size();
   if (V.Dim == 0)
     return createStringError(inconvertibleErrorCode(), "zero dimension");
-  V.W = W;
-  V.Data.assign(size_t(NumEntities) * V.Dim, 0.0);
-  V.Present.assign(NumEntities, true);
-  for (EntityId Id = 0; Id < NumEntities; ++Id) {
+  V.W = completeWeights(*L, W);
+  V.Data.assign(size_t(L->size()) * V.Dim, 0.0);
+  V.Present.assign(L->size(), true);
+  for (EntityId Id = 0; Id < L->size(); ++Id) {
     if (Vectors[Id].size() != V.Dim)
       return createStringError(
           inconvertibleErrorCode(),
-          "entity '" + entityName(Id) + "' has dimension " +
+          "entity '" + L->entityName(Id) + "' has dimension " +
               Twine(Vectors[Id].size()) + ", expected " + Twine(V.Dim));
-    double Weight = weightFor(Id, W);
+    double Weight = static_cast<double>(V.W[L->entitySection(Id)]);
     for (unsigned I = 0; I < V.Dim; ++I)
       V.Data[size_t(Id) * V.Dim + I] = Vectors[Id][I] * Weight;
   }
+  V.L = std::move(L);
   return V;
 }
 
 std::vector<EntityId> Vocabulary::missingEntities() const {
   std::vector<EntityId> Missing;
-  for (EntityId Id = 0; Id < NumEntities; ++Id)
+  for (EntityId Id = 0; Id < size(); ++Id)
     if (!Present[Id])
       Missing.push_back(Id);
   return Missing;
 }
 
-void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
+void writeVocabularyJSON(const Layout &L,
+                         const std::vector<std::vector<double>> &Entities,
                          raw_ostream &OS) {
   OS << "{\n";
-  for (JSONSectionKind S : {JSONSectionKind::Opcodes, JSONSectionKind::Types,
-                            JSONSectionKind::Arguments}) {
-    OS << (S == JSONSectionKind::Opcodes ? "" : ",\n") << "  \""
-       << jsonSectionName(S) << "\": {";
+  for (unsigned S = 0; S < L.numSections(); ++S) {
+    OS << (S == 0 ? "" : ",\n") << "  \"" << L.sectionName(S) << "\": {";
     bool First = true;
-    for (EntityId Id = 0; Id < NumEntities; ++Id) {
-      if (jsonSectionOf(Id) != S || Entities[Id].empty())
+    for (EntityId Id = 0; Id < L.size(); ++Id) {
+      if (L.entitySection(Id) != S || Entities[Id].empty())
         continue;
-      OS << (First ? "\n" : ",\n") << "    \"" << entityName(Id) << "\": [";
+      OS << (First ? "\n" : ",\n") << "    ";
+      support::printJSONString(OS, L.entityName(Id));
+      OS << ": [";
       First = false;
-      char Buf[64];
-      for (size_t I = 0; I < Entities[Id].size(); ++I) {
-        std::to_chars_result R =
-            std::to_chars(Buf, Buf + sizeof(Buf), Entities[Id][I]);
-        OS << (I ? ", " : "") << StringRef(Buf, R.ptr - Buf);
-      }
+      char Buf[support::MaxNumberChars];
+      for (size_t I = 0; I < Entities[Id].size(); ++I)
+        OS << (I ? ", " : "")
+           << StringRef(Buf, support::formatShortest(Entities[Id][I], Buf));
       OS << "]";
     }
     OS << "\n  }";
@@ -228,10 +229,10 @@ void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
   OS << "\n}\n";
 }
 
-std::string defaultVocabularyPath(StringRef BinaryPath) {
+std::string bundledVocabularyPath(StringRef BinaryPath, StringRef FileName) {
   SmallString<256> P(
       sys::path::parent_path(sys::path::parent_path(BinaryPath)));
-  sys::path::append(P, IRTK_DEFAULT_VOCAB_RELPATH);
+  sys::path::append(P, "share", "irtk", "vocab", FileName);
   return std::string(P);
 }
 

@@ -195,11 +195,11 @@ TEST_F(EmbedderTest, OperandsAreSummedBeforeOpcodeAndType) {
   // Variable = v = 2^-56 (half an ulp of 0.125) that is 0.125 + 2v, one ulp
   // above 0.125; adding v twice to 0.125 would round back to 0.125 twice.
   const double Tiny = std::ldexp(1.0, -56);
-  std::vector<std::vector<double>> Vs(vocab::NumEntities, {0.0});
+  std::vector<std::vector<double>> Vs(NumEntities, {0.0});
   Vs[12] = {0.125}; // Add
   Vs[83] = {Tiny};  // Variable
   Expected<vocab::Vocabulary> V =
-      vocab::Vocabulary::fromVectors(Vs, vocab::Weights{1.0f, 1.0f, 1.0f});
+      vocab::Vocabulary::fromVectors(irLayout(), Vs, {1.0f, 1.0f, 1.0f});
   IRTK_ASSERT_OK(V);
   Function &F = parse(AddIR, "add");
   const double Expected = std::nextafter(0.125, 1.0);
@@ -209,7 +209,7 @@ TEST_F(EmbedderTest, OperandsAreSummedBeforeOpcodeAndType) {
 }
 
 TEST_F(EmbedderTest, CanonicalTypes) {
-  using vocab::CanonicalTypeKind;
+  using ir2vec::CanonicalTypeKind;
   EXPECT_EQ(canonicalType(Type::HalfTyID), CanonicalTypeKind::FloatTy);
   EXPECT_EQ(canonicalType(Type::PPC_FP128TyID), CanonicalTypeKind::FloatTy);
   EXPECT_EQ(canonicalType(Type::X86_AMXTyID), CanonicalTypeKind::VectorTy);

@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 
 using namespace irtk::ir2vec;
+using namespace irtk::vocab;
 using namespace llvm;
 
 namespace {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/vocab/TransE.h"
+#include "irtk/ir2vec/Entities.h"
 #include "irtk/vocab/Vocabulary.h"
 
 #include "../TestHelpers.h"
@@ -19,6 +20,8 @@
 #include <cmath>
 
 using namespace irtk::vocab;
+using irtk::ir2vec::irLayout;
+using irtk::ir2vec::NumEntities;
 using namespace llvm;
 
 namespace {
@@ -35,7 +38,7 @@ std::string tempFile(StringRef Text) {
 
 std::string readError(StringRef Text) {
   std::string Path = tempFile(Text);
-  Expected<TripletSet> S = readTriplets(Path);
+  Expected<TripletSet> S = readTriplets(Path, *irLayout());
   sys::fs::remove(Path);
   if (S) {
     ADD_FAILURE() << "expected an error for: " << Text.str();
@@ -51,7 +54,7 @@ std::string readError(StringRef Text) {
 
 TEST(TransETest, ReadsLlvmIr2VecTriplets) {
   std::string Path = tempFile("MAX_RELATION=4\n12\t74\t0\n12\t83\t2\n0 69 0\n");
-  Expected<TripletSet> S = readTriplets(Path);
+  Expected<TripletSet> S = readTriplets(Path, *irLayout());
   sys::fs::remove(Path);
   IRTK_ASSERT_OK(S);
   ASSERT_EQ(S->Triplets.size(), 3u);
@@ -62,7 +65,7 @@ TEST(TransETest, ReadsLlvmIr2VecTriplets) {
 
 TEST(TransETest, ReadsOpenKETrain2Id) {
   std::string Path = tempFile("2\n12 74 0\n0 69 3\n");
-  Expected<TripletSet> S = readTriplets(Path);
+  Expected<TripletSet> S = readTriplets(Path, *irLayout());
   sys::fs::remove(Path);
   IRTK_ASSERT_OK(S);
   EXPECT_EQ(S->Triplets.size(), 2u);
@@ -79,7 +82,8 @@ TEST(TransETest, ReadErrors) {
   EXPECT_EQ(readError("MAX_RELATION=1\n"), "no triplets");
   EXPECT_EQ(readError("1 2 x\n"), "1: expected 'head tail relation', got "
                                   "'1 2 x'");
-  Expected<TripletSet> Missing = readTriplets("/nonexistent/triplets.txt");
+  Expected<TripletSet> Missing =
+      readTriplets("/nonexistent/triplets.txt", *irLayout());
   EXPECT_EQ(toString(Missing.takeError()),
             "/nonexistent/triplets.txt: cannot read triplets: No such file "
             "or directory");
@@ -91,6 +95,7 @@ TripletSet chain() {
   for (EntityId I = 0; I < 40; ++I)
     S.Triplets.push_back({I, I + 1, 2});
   S.NumRelations = 3;
+  S.NumEntities = NumEntities; // Negatives come from all 110 IR entities.
   return S;
 }
 
@@ -128,6 +133,7 @@ TripletSet longChain() {
   for (unsigned Copy = 0; Copy < 60; ++Copy)
     L.Triplets.insert(L.Triplets.end(), S.Triplets.begin(), S.Triplets.end());
   L.NumRelations = S.NumRelations;
+  L.NumEntities = S.NumEntities;
   return L;
 }
 
@@ -187,7 +193,7 @@ TEST(TransETest, RejectsBadOptions) {
 
 TEST(TransETest, ReadTripletsSetsTheEntityCount) {
   std::string Path = tempFile("0 109 0\n");
-  Expected<TripletSet> S = readTriplets(Path);
+  Expected<TripletSet> S = readTriplets(Path, *irLayout());
   sys::fs::remove(Path);
   IRTK_ASSERT_OK(S);
   EXPECT_EQ(S->NumEntities, NumEntities);
@@ -512,14 +518,14 @@ TEST(TransETest, WrittenVocabularyLoadsExactly) {
     Vs.push_back({Id / 7.0, -1.0 / (Id + 3)});
   std::string Text;
   raw_string_ostream OS(Text);
-  writeVocabularyJSON(Vs, OS);
+  writeVocabularyJSON(*irLayout(), Vs, OS);
   Expected<Vocabulary> V =
-      Vocabulary::loadFromBuffer(Text, "trained.json", Weights{1, 1, 1});
+      Vocabulary::loadFromBuffer(Text, "trained.json", irLayout());
   IRTK_ASSERT_OK(V);
   EXPECT_TRUE(V->missingEntities().empty());
   EXPECT_TRUE(V->unknownKeys().empty());
   for (EntityId Id = 0; Id < NumEntities; ++Id)
-    EXPECT_EQ(V->vector(Id).vec(), Vs[Id]) << entityName(Id).str();
+    EXPECT_EQ(V->vector(Id).vec(), Vs[Id]) << V->layout().entityName(Id).str();
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/vocab/Vocabulary.h"
+#include "irtk/ir2vec/Entities.h"
 #include "irtk/vocab/Validation.h"
 
 #include "../TestHelpers.h"
@@ -20,12 +21,21 @@
 
 using namespace irtk::vocab;
 using namespace llvm;
+using irtk::ir2vec::irLayout;
+using irtk::ir2vec::NumEntities;
+using irtk::ir2vec::Weights;
 using ::testing::HasSubstr;
 
 namespace {
 
+/// Loads \p Text as an LLVM IR vocabulary with weights \p W.
+Expected<Vocabulary> loadIR(StringRef Text, StringRef Name,
+                            const Weights &W = {}) {
+  return Vocabulary::loadFromBuffer(Text, Name, irLayout(), W.sections());
+}
+
 std::string loadError(StringRef Text) {
-  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Text, "v.json");
+  Expected<Vocabulary> V = loadIR(Text, "v.json");
   if (V) {
     ADD_FAILURE() << "expected an error for: " << Text.str();
     return "";
@@ -40,7 +50,7 @@ const char *Small = R"({
 })";
 
 TEST(VocabularyTest, LoadsAndAppliesDefaultWeights) {
-  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  Expected<Vocabulary> V = loadIR(Small, "v.json");
   IRTK_ASSERT_OK(V);
   EXPECT_EQ(V->dimension(), 2u);
   EXPECT_EQ(V->vector(0)[0], 1.0);  // Ret, opcode weight 1
@@ -56,7 +66,7 @@ TEST(VocabularyTest, CustomWeights) {
   W.Opcode = 2.0f;
   W.Type = 1.0f;
   W.Argument = 0.5f;
-  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json", W);
+  Expected<Vocabulary> V = loadIR(Small, "v.json", W);
   IRTK_ASSERT_OK(V);
   EXPECT_EQ(V->vector(12)[0], 6.0);
   EXPECT_EQ(V->vector(74)[0], 5.0);
@@ -64,7 +74,7 @@ TEST(VocabularyTest, CustomWeights) {
 }
 
 TEST(VocabularyTest, MissingEntitiesAreZeroAndReported) {
-  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  Expected<Vocabulary> V = loadIR(Small, "v.json");
   IRTK_ASSERT_OK(V);
   EXPECT_FALSE(V->isPresent(1)); // Br
   EXPECT_EQ(V->vector(1)[0], 0.0);
@@ -77,7 +87,7 @@ TEST(VocabularyTest, MissingEntitiesAreZeroAndReported) {
 }
 
 TEST(VocabularyTest, UnknownKeysAreKept) {
-  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  Expected<Vocabulary> V = loadIR(Small, "v.json");
   IRTK_ASSERT_OK(V);
   ASSERT_EQ(V->unknownKeys().size(), 1u);
   EXPECT_EQ(V->unknownKeys()[0], "Arguments.Label");
@@ -90,8 +100,8 @@ TEST(VocabularyTest, SectionOrderIsIrrelevant) {
     "Types": {"IntegerTy": [5, 6]},
     "Opcodes": {"Add": [3, 4], "Ret": [1, 2]}
   })";
-  Expected<Vocabulary> A = Vocabulary::loadFromBuffer(Small, "a");
-  Expected<Vocabulary> B = Vocabulary::loadFromBuffer(Reordered, "b");
+  Expected<Vocabulary> A = loadIR(Small, "a");
+  Expected<Vocabulary> B = loadIR(Reordered, "b");
   IRTK_ASSERT_OK(A);
   IRTK_ASSERT_OK(B);
   for (EntityId Id = 0; Id < NumEntities; ++Id)
@@ -100,17 +110,18 @@ TEST(VocabularyTest, SectionOrderIsIrrelevant) {
 
 TEST(VocabularyTest, FromVectorsChecksShape) {
   std::vector<std::vector<double>> Vs(NumEntities, {1.0, 2.0});
-  EXPECT_TRUE(static_cast<bool>(Vocabulary::fromVectors(Vs)));
+  EXPECT_TRUE(static_cast<bool>(Vocabulary::fromVectors(irLayout(), Vs)));
   Vs[5] = {1.0};
-  EXPECT_THAT(toString(Vocabulary::fromVectors(Vs).takeError()),
+  EXPECT_THAT(toString(Vocabulary::fromVectors(irLayout(), Vs).takeError()),
               HasSubstr("entity 'Resume' has dimension 1, expected 2"));
   Vs.pop_back();
-  EXPECT_THAT(toString(Vocabulary::fromVectors(Vs).takeError()),
+  EXPECT_THAT(toString(Vocabulary::fromVectors(irLayout(), Vs).takeError()),
               HasSubstr("expected 110 entity vectors, got 109"));
 }
 
 TEST(VocabularyTest, ErrorMissingFile) {
-  Expected<Vocabulary> V = Vocabulary::loadFromFile("/nonexistent/vocab.json");
+  Expected<Vocabulary> V =
+      irtk::ir2vec::loadVocabulary("/nonexistent/vocab.json");
   EXPECT_THAT(toString(V.takeError()),
               HasSubstr("/nonexistent/vocab.json: cannot read vocabulary: No "
                         "such file or directory"));
@@ -188,14 +199,14 @@ TEST(VocabularyTest, ErrorDimensionAcrossSections) {
 
 TEST(VocabularyTest, LoadsShippedTestVocabulary) {
   Expected<Vocabulary> V =
-      Vocabulary::loadFromFile(IRTK_TEST_INPUTS "/ids2d.json");
+      irtk::ir2vec::loadVocabulary(IRTK_TEST_INPUTS "/ids2d.json");
   IRTK_ASSERT_OK(V);
   EXPECT_TRUE(V->missingEntities().empty());
   IRTK_EXPECT_SUCCESS(checkComplete(*V, "ids2d.json"));
 }
 
 TEST(VocabularyTest, StatsCountCoverageAndNorms) {
-  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(Small, "v.json");
+  Expected<Vocabulary> V = loadIR(Small, "v.json");
   IRTK_ASSERT_OK(V);
   VocabStats S = computeStats(*V);
   EXPECT_EQ(S.Dimension, 2u);
@@ -203,9 +214,9 @@ TEST(VocabularyTest, StatsCountCoverageAndNorms) {
   EXPECT_EQ(S.GroupPresent[0], 2u);
   EXPECT_EQ(S.GroupTotal[0], 68u);
   EXPECT_EQ(S.GroupPresent[3], 1u);
-  EXPECT_EQ(entityName(S.MinNormEntity), "Ret"); // |(1,2)|
+  EXPECT_EQ(V->layout().entityName(S.MinNormEntity), "Ret"); // |(1,2)|
   EXPECT_DOUBLE_EQ(S.MinNorm, std::sqrt(5.0));
-  EXPECT_EQ(entityName(S.MaxNormEntity), "ICMP_eq"); // |(6,8)| = 10
+  EXPECT_EQ(V->layout().entityName(S.MaxNormEntity), "ICMP_eq"); // |(6,8)| = 10
   EXPECT_NEAR(S.MaxNorm, 10.0, 1e-6);
 }
 
@@ -214,11 +225,11 @@ TEST(VocabularyTest, StatsCountCoverageAndNorms) {
 namespace {
 
 TEST(VocabularyTest, CompareVocabularies) {
-  Expected<Vocabulary> A = Vocabulary::loadFromBuffer(
+  Expected<Vocabulary> A = loadIR(
       R"({"Opcodes": {"Ret": [1, 0]}, "Types": {"VoidTy": [3, 4]},
           "Arguments": {"Variable": [1, 1]}})",
       "a");
-  Expected<Vocabulary> B = Vocabulary::loadFromBuffer(
+  Expected<Vocabulary> B = loadIR(
       R"({"Opcodes": {"Ret": [2, 0], "Br": [1, 1]},
           "Types": {"VoidTy": [-3, -4]}, "Arguments": {"Variable": [0, 0]}})",
       "b");
@@ -238,15 +249,100 @@ TEST(VocabularyTest, CompareVocabularies) {
 }
 
 TEST(VocabularyTest, CompareNeedsOneDimension) {
-  Expected<Vocabulary> A = Vocabulary::loadFromBuffer(
+  Expected<Vocabulary> A = loadIR(
       R"({"Opcodes": {"Ret": [1]}, "Types": {"VoidTy": [1]},
           "Arguments": {"Variable": [1]}})",
       "a");
-  Expected<Vocabulary> B = Vocabulary::loadFromBuffer(Small, "b");
+  Expected<Vocabulary> B = loadIR(Small, "b");
   IRTK_ASSERT_OK(A);
   IRTK_ASSERT_OK(B);
   EXPECT_EQ(toString(compareVocabularies(*A, *B, "a", "b").takeError()),
             "cannot compare a (dimension 1) with b (dimension 2)");
+}
+
+} // namespace
+
+namespace {
+
+/// A layout of two sections, the first with two groups: nothing of LLVM IR.
+std::shared_ptr<const Layout> tinyLayout() {
+  auto L = std::make_shared<Layout>("tiny");
+  unsigned Ops = L->addSection("Ops");
+  unsigned Regs = L->addSection("Regs");
+  L->addGroup(Ops, "moves");
+  L->addEntity("MOV");
+  L->addEntity("LEA");
+  L->addGroup(Ops, "jumps");
+  L->addEntity("JMP");
+  L->addGroup(Regs, "registers");
+  L->addEntity("GR64");
+  // Keys are per section: the same key may name an entity of another one.
+  L->addEntity("MOV");
+  return L;
+}
+
+TEST(LayoutTest, IdsFollowTheOrderOfAddition) {
+  std::shared_ptr<const Layout> L = tinyLayout();
+  ASSERT_EQ(L->size(), 5u);
+  EXPECT_EQ(L->numSections(), 2u);
+  EXPECT_EQ(L->numGroups(), 3u);
+  EXPECT_EQ(L->entityName(2), "JMP");
+  EXPECT_EQ(L->entityGroup(2), 1u);
+  EXPECT_EQ(L->entitySection(2), 0u);
+  EXPECT_EQ(L->entitySection(4), 1u);
+  EXPECT_EQ(L->groupRange(1), std::make_pair(2u, 3u));
+  EXPECT_EQ(L->lookup(0, "MOV"), 0u);
+  EXPECT_EQ(L->lookup(1, "MOV"), 4u);
+  EXPECT_FALSE(L->lookup(1, "JMP"));
+  EXPECT_EQ(L->findSection("Regs"), 1u);
+  EXPECT_FALSE(L->findSection("Opcodes"));
+}
+
+TEST(LayoutTest, VocabularyOverAnyLayout) {
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(
+      R"({"Ops": {"MOV": [1, 2], "JMP": [3, 4], "NOP": [0, 0]},
+          "Regs": {"GR64": [5, 6]}})",
+      "tiny.json", tinyLayout(), {2.0f, 0.5f});
+  IRTK_ASSERT_OK(V);
+  EXPECT_EQ(V->size(), 5u);
+  EXPECT_EQ(V->vector(0).vec(), (std::vector<double>{2, 4}));   // MOV * 2
+  EXPECT_EQ(V->vector(3).vec(), (std::vector<double>{2.5, 3})); // GR64 * .5
+  EXPECT_FALSE(V->isPresent(1));                                // LEA
+  EXPECT_FALSE(V->isPresent(4));                                // Regs.MOV
+  ASSERT_EQ(V->unknownKeys().size(), 1u);
+  EXPECT_EQ(V->unknownKeys()[0], "Ops.NOP");
+  VocabStats S = computeStats(*V);
+  EXPECT_EQ(S.GroupPresent, (std::vector<unsigned>{1, 1, 1}));
+  EXPECT_EQ(S.GroupTotal, (std::vector<unsigned>{2, 1, 2}));
+}
+
+TEST(LayoutTest, SectionsComeFromTheLayout) {
+  Expected<Vocabulary> V = Vocabulary::loadFromBuffer(
+      R"({"Ops": {"MOV": [1]}})", "tiny.json", tinyLayout());
+  EXPECT_EQ(toString(V.takeError()), "tiny.json: missing 'Regs' section");
+}
+
+TEST(LayoutTest, WrittenVocabularyFollowsTheLayout) {
+  std::shared_ptr<const Layout> L = tinyLayout();
+  std::string Text;
+  raw_string_ostream OS(Text);
+  writeVocabularyJSON(*L, {{1}, {}, {0.5}, {2}, {-1}}, OS);
+  EXPECT_EQ(Text, "{\n  \"Ops\": {\n    \"MOV\": [1],\n    \"JMP\": [0.5]\n  "
+                  "},\n  \"Regs\": {\n    \"GR64\": [2],\n    \"MOV\": "
+                  "[-1]\n  }\n}\n");
+}
+
+TEST(LayoutTest, CompareNeedsOneLayout) {
+  Expected<Vocabulary> A = Vocabulary::loadFromBuffer(
+      R"({"Ops": {"MOV": [1]}, "Regs": {"GR64": [1]}})", "a", tinyLayout());
+  Expected<Vocabulary> B = loadIR(
+      R"({"Opcodes": {"Ret": [1]}, "Types": {"VoidTy": [1]},
+          "Arguments": {"Variable": [1]}})",
+      "b");
+  IRTK_ASSERT_OK(A);
+  IRTK_ASSERT_OK(B);
+  EXPECT_EQ(toString(compareVocabularies(*A, *B, "a", "b").takeError()),
+            "cannot compare a (tiny) with b (LLVM 22)");
 }
 
 } // namespace

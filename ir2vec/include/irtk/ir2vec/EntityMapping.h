@@ -15,7 +15,7 @@
 #ifndef IRTK_IR2VEC_ENTITYMAPPING_H
 #define IRTK_IR2VEC_ENTITYMAPPING_H
 
-#include "irtk/vocab/Entities.h"
+#include "irtk/ir2vec/Entities.h"
 
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Type.h"
@@ -29,23 +29,23 @@ namespace irtk::ir2vec {
 /// The canonical type of LLVM type id \p T (all float kinds are FloatTy, both
 /// vector kinds and x86_amx are VectorTy, target extension types are
 /// UnknownTy).
-vocab::CanonicalTypeKind canonicalType(llvm::Type::TypeID T);
+CanonicalTypeKind canonicalType(llvm::Type::TypeID T);
 
 /// Entity id of the canonical type of \p T.
-inline vocab::EntityId typeEntity(const llvm::Type *T) {
-  return vocab::canonicalTypeEntity(canonicalType(T->getTypeID()));
+inline EntityId typeEntity(const llvm::Type *T) {
+  return canonicalTypeEntity(canonicalType(T->getTypeID()));
 }
 
 /// Operand kind of \p Op: Function, then pointer-typed (Pointer), then
 /// Constant, else Variable (including basic-block labels and metadata).
-vocab::OperandKindKind operandKind(const llvm::Value *Op);
+OperandKindKind operandKind(const llvm::Value *Op);
 
-inline vocab::EntityId operandEntity(const llvm::Value *Op) {
-  return vocab::operandKindEntity(operandKind(Op));
+inline EntityId operandEntity(const llvm::Value *Op) {
+  return operandKindEntity(operandKind(Op));
 }
 
 /// Entity id of predicate \p P (an fcmp or icmp predicate).
-vocab::EntityId predicateEntity(llvm::CmpInst::Predicate P);
+EntityId predicateEntity(llvm::CmpInst::Predicate P);
 
 } // namespace irtk::ir2vec
 

@@ -25,6 +25,7 @@
 #define IRTK_IR2VEC_PASSES_H
 
 #include "irtk/ir2vec/Embedder.h"
+#include "irtk/ir2vec/Entities.h"
 #include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/IR/PassManager.h"
@@ -44,7 +45,7 @@ struct VocabOptions {
   std::string Path;
   /// Used when Path is empty and this file exists: the bundled default.
   std::string DefaultPath;
-  vocab::Weights Weights;
+  ir2vec::Weights Weights;
 };
 
 class VocabAnalysis : public llvm::AnalysisInfoMixin<VocabAnalysis> {

@@ -17,7 +17,8 @@
 #ifndef IRTK_IR2VEC_TRIPLETS_H
 #define IRTK_IR2VEC_TRIPLETS_H
 
-#include "irtk/vocab/Entities.h"
+#include "irtk/ir2vec/Entities.h"
+#include "irtk/vocab/Triplets.h"
 
 #include <vector>
 
@@ -34,19 +35,11 @@ enum RelationKind : unsigned {
   ArgBase = 2
 };
 
-struct Triplet {
-  vocab::EntityId Head;
-  vocab::EntityId Tail;
-  unsigned Relation;
-  bool operator==(const Triplet &O) const {
-    return Head == O.Head && Tail == O.Tail && Relation == O.Relation;
-  }
-};
-
 /// Appends the triplets of \p F (none for a declaration) to \p Out, in
 /// layout order, and returns the largest relation id appended, or 1 when
 /// there is none above Next.
-unsigned collectTriplets(const llvm::Function &F, std::vector<Triplet> &Out);
+unsigned collectTriplets(const llvm::Function &F,
+                         std::vector<vocab::Triplet> &Out);
 
 } // namespace irtk::ir2vec
 

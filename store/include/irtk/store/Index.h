@@ -18,6 +18,8 @@
 #ifndef IRTK_STORE_INDEX_H
 #define IRTK_STORE_INDEX_H
 
+#include "irtk/support/Format.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -56,10 +58,9 @@ struct IndexRecord {
 /// demangled, level, block, block_index, inst_index, inst.
 void writeIndexRecord(const IndexRecord &R, llvm::raw_ostream &OS);
 
-/// Writes the fields of \p R other than the row as JSON members, each
-/// preceded by a comma (",\"module\":...,\"level\":\"func\""), for tools that
-/// embed a record's description in their own objects.
-void writeIndexFields(const IndexRecord &R, llvm::raw_ostream &OS);
+/// Writes the fields of \p R other than the row as members of \p W, for
+/// tools that embed a record's description in their own objects.
+void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W);
 
 /// Parses one line; \p Name and \p LineNo (from 1) locate it in errors.
 llvm::Expected<IndexRecord>

@@ -19,20 +19,18 @@
 #ifndef IRTK_STORE_STORE_H
 #define IRTK_STORE_STORE_H
 
-#include "irtk/ir2vec/Output.h"
 #include "irtk/store/Index.h"
 #include "irtk/store/Npy.h"
-#include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace llvm {
-class Module;
 class raw_fd_ostream;
 class raw_ostream;
 } // namespace llvm
@@ -46,22 +44,32 @@ inline constexpr const char *InfoFileName = "store.json";
 inline constexpr const char *StoreFormatName = "irtk-embedding-store";
 inline constexpr unsigned StoreFormatVersion = 1;
 
-/// store.json: how the vectors were made.
+/// store.json: how the vectors were made. The store keeps these as strings
+/// and numbers; what they mean (which kinds exist, how weights apply) is
+/// the business of the component that embedded the rows.
 struct StoreInfo {
   unsigned Dimension = 0;
   uint64_t Count = 0;
-  ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
-  ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
+  /// "func", "bb" or "inst": what a row is.
+  std::string Level = "func";
+  /// How the vectors were computed (IR2Vec: "symbolic" or "flow-aware").
+  std::string Kind = "symbolic";
   /// Absolute path of the vocabulary ("-" if it was read from standard
   /// input).
   std::string Vocabulary;
-  vocab::Weights Weights;
+  /// Section weights by name, in the order they are written. Parsing sorts
+  /// them by name.
+  std::vector<std::pair<std::string, double>> Weights;
   /// The program and version that wrote the store.
   std::string Tool;
+
+  /// The weight named \p Name, if there is one.
+  std::optional<double> weight(llvm::StringRef Name) const;
 };
 
-/// Writes \p Info as a JSON object (one line). Weights are written as the
-/// exact values of the floats, so they read back bit for bit.
+/// Writes \p Info as a JSON object. Weights are written as the exact values
+/// of the doubles given (the exact values of float weights read back as the
+/// same floats).
 void writeStoreInfo(const StoreInfo &Info, llvm::raw_ostream &OS);
 /// Parses store.json text; \p Name stands for the file in errors.
 llvm::Expected<StoreInfo> parseStoreInfo(llvm::StringRef Text,
@@ -73,22 +81,6 @@ struct RowBatch {
   std::vector<IndexRecord> Records;
   size_t size() const { return Records.size(); }
 };
-
-/// Appends the embeddings of \p M, as llvm-ir2vec's JSON lines give them
-/// (same order, same doubles), rounded to float32, to \p Out; records get
-/// the module name Opts.ModuleName and rows numbered from Out.size().
-/// Returns what ir2vec::writeEmbeddings returns.
-unsigned collectModuleRows(const llvm::Module &M, const vocab::Vocabulary &V,
-                           const ir2vec::EmbeddingOutputOptions &Opts,
-                           RowBatch &Out);
-
-/// Parses and verifies the LLVM IR file \p Path (.ll or .bc) and collects the
-/// embeddings of its functions as collectModuleRows does, with Opts.ModuleName
-/// set to \p Path. Errors are one line: "file:line:col: message" for a parse
-/// error, "file: invalid module: ..." when verification fails.
-llvm::Expected<RowBatch> embedIRFile(llvm::StringRef Path,
-                                     const vocab::Vocabulary &V,
-                                     ir2vec::EmbeddingOutputOptions Opts);
 
 /// Builds a store in a temporary directory and moves it into place.
 class StoreWriter {

@@ -24,7 +24,7 @@
 #ifndef IRTK_VOCAB_TRANSE_H
 #define IRTK_VOCAB_TRANSE_H
 
-#include "irtk/vocab/Entities.h"
+#include "irtk/vocab/Triplets.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -35,27 +35,6 @@
 #include <vector>
 
 namespace irtk::vocab {
-
-struct TrainingTriplet {
-  EntityId Head;
-  EntityId Tail;
-  unsigned Relation;
-};
-
-struct TripletSet {
-  std::vector<TrainingTriplet> Triplets;
-  /// Number of relations (largest relation id + 1).
-  unsigned NumRelations = 0;
-  /// Number of entities: entity ids are in [0, NumEntities). The trainer
-  /// learns one vector per entity and draws negatives from all of them.
-  unsigned NumEntities = vocab::NumEntities;
-};
-
-/// Reads triplets as `llvm-ir2vec triplets` writes them (ours or
-/// upstream's: an optional "MAX_RELATION=<n>" header) or as OpenKE's
-/// train2id.txt (a count line first), one "head tail relation" per line,
-/// tab- or space-separated. Errors name \p Path and the line.
-llvm::Expected<TripletSet> readTriplets(llvm::StringRef Path);
 
 enum class DistanceKind { L1, L2 };
 

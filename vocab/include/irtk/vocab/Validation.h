@@ -23,16 +23,15 @@
 
 namespace irtk::vocab {
 
-/// Fails unless every one of the NumEntities entities has a vector; the
-/// error names \p Name, the count and the first missing entities.
+/// Fails unless every entity of the layout has a vector; the error names
+/// \p Name, the count and the first missing entities.
 llvm::Error checkComplete(const Vocabulary &V, llvm::StringRef Name);
 
 struct VocabStats {
   unsigned Dimension = 0;
   unsigned Present = 0;
-  /// Per group (EntityGroupKind order): present and total counts.
-  unsigned GroupPresent[4] = {};
-  unsigned GroupTotal[4] = {};
+  /// Per group of the layout, in group order: present and total counts.
+  std::vector<unsigned> GroupPresent, GroupTotal;
   /// L2 norms of the weighted vectors of present entities.
   double MinNorm = 0, MaxNorm = 0, MeanNorm = 0;
   EntityId MinNormEntity = 0, MaxNormEntity = 0;
@@ -51,8 +50,8 @@ struct EntityDiff {
   double Distance;
 };
 
-/// Compares \p A and \p B entity by entity. Fails when their dimensions
-/// differ (naming \p NameA and \p NameB).
+/// Compares \p A and \p B entity by entity. Fails when their layouts or
+/// dimensions differ (naming \p NameA and \p NameB).
 llvm::Expected<std::vector<EntityDiff>>
 compareVocabularies(const Vocabulary &A, const Vocabulary &B,
                     llvm::StringRef NameA, llvm::StringRef NameB);

@@ -1,4 +1,4 @@
-//===- Vocabulary.h - IR2Vec seed-embedding vocabulary ----------*- C++ -*-===//
+//===- Vocabulary.h - Seed-embedding vocabularies ---------------*- C++ -*-===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -7,57 +7,56 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// An IR2Vec vocabulary: one vector per entity (see Entities.h), read from
-/// upstream LLVM's JSON format (sections "Opcodes", "Types", "Arguments").
-/// Section weights are applied once, at load, with upstream's float-to-double
-/// promotion so that the numbers agree with LLVM 22 bit for bit. Every problem
-/// with the file is an llvm::Error naming the file and, where it applies, the
-/// section and entry.
+/// A vocabulary: one vector per entity of a layout (Layout.h), read from
+/// upstream LLVM's JSON format: an object of sections, each an object from
+/// entity key to an array of numbers. Section weights are applied once, at
+/// load, with upstream's float-to-double promotion so that the numbers agree
+/// with LLVM 22 bit for bit. Every problem with the file is an llvm::Error
+/// naming the file and, where it applies, the section and entry.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef IRTK_VOCAB_VOCABULARY_H
 #define IRTK_VOCAB_VOCABULARY_H
 
-#include "irtk/vocab/Entities.h"
+#include "irtk/vocab/Layout.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace irtk::vocab {
 
-/// Section weights. They are floats, as upstream's `-ir2vec-*-weight`
-/// options are, and are promoted to double when applied: 0.2f scales by
-/// 0.20000000298023224, exactly as LLVM 22 does.
-struct Weights {
-  float Opcode = 1.0f;
-  float Type = 0.5f;
-  float Argument = 0.2f;
-};
-
 class Vocabulary {
 public:
-  /// Reads \p Path ("-" is standard input) and applies \p W. Fails with an
-  /// error naming \p Path on I/O, JSON or shape problems.
-  static llvm::Expected<Vocabulary> loadFromFile(llvm::StringRef Path,
-                                                 const Weights &W = {});
+  /// Reads \p Path ("-" is standard input) as a vocabulary of layout \p L
+  /// and applies \p W (one weight per section of \p L; empty: all 1).
+  /// Fails with an error naming \p Path on I/O, JSON or shape problems.
+  static llvm::Expected<Vocabulary>
+  loadFromFile(llvm::StringRef Path, std::shared_ptr<const Layout> L,
+               const SectionWeights &W = {});
 
   /// Parses \p Text as a vocabulary; \p Name stands for the file in errors.
-  static llvm::Expected<Vocabulary> loadFromBuffer(llvm::StringRef Text,
-                                                   llvm::StringRef Name,
-                                                   const Weights &W = {});
+  static llvm::Expected<Vocabulary>
+  loadFromBuffer(llvm::StringRef Text, llvm::StringRef Name,
+                 std::shared_ptr<const Layout> L, const SectionWeights &W = {});
 
   /// Builds a vocabulary from unweighted vectors, one per entity id
-  /// (\p Vectors.size() == NumEntities, all of one non-zero dimension).
+  /// (\p Vectors.size() == L->size(), all of one non-zero dimension).
   static llvm::Expected<Vocabulary>
-  fromVectors(const std::vector<std::vector<double>> &Vectors,
-              const Weights &W = {});
+  fromVectors(std::shared_ptr<const Layout> L,
+              const std::vector<std::vector<double>> &Vectors,
+              const SectionWeights &W = {});
 
+  const Layout &layout() const { return *L; }
+  const std::shared_ptr<const Layout> &layoutPtr() const { return L; }
+  /// Number of entities (the layout's).
+  unsigned size() const { return L->size(); }
   unsigned dimension() const { return Dim; }
 
   /// Pre-weighted vector of entity \p Id; the zero vector if the file lacked
@@ -74,36 +73,40 @@ public:
   bool isPresent(EntityId Id) const { return Present[Id]; }
   /// Entities the file lacked, in id order (they have zero vectors).
   std::vector<EntityId> missingEntities() const;
-  /// Keys in the file that name no entity ("Section.Key"): sections in the
-  /// order Opcodes, Types, Arguments, keys sorted within each. Upstream
-  /// ignores them; `irtk-vocab validate` warns about them.
+  /// Keys in the file that name no entity ("Section.Key"): sections in
+  /// layout order, keys sorted within each. Upstream ignores them;
+  /// `irtk-vocab validate` warns about them.
   llvm::ArrayRef<std::string> unknownKeys() const { return UnknownKeys; }
 
-  const Weights &weights() const { return W; }
+  /// The weight of each section, as applied.
+  const SectionWeights &weights() const { return W; }
 
 private:
   Vocabulary() = default;
 
+  std::shared_ptr<const Layout> L;
   unsigned Dim = 0;
-  Weights W;
-  /// NumEntities * Dim values, entity-major.
+  SectionWeights W;
+  /// size() * Dim values, entity-major.
   std::vector<double> Data;
   std::vector<bool> Present;
   std::vector<std::string> UnknownKeys;
 };
 
-/// Writes \p Entities (NumEntities vectors, indexed by entity id) as a
-/// vocabulary in upstream's JSON format: "Opcodes", "Types" and "Arguments"
-/// (operand kinds and predicates), keys in id order, numbers in shortest
-/// round-trip form. An empty vector leaves its entity out.
-void writeVocabularyJSON(const std::vector<std::vector<double>> &Entities,
+/// Writes \p Entities (one vector per entity id of \p L) as a vocabulary in
+/// upstream's JSON format: the layout's sections in order, keys in id order,
+/// numbers in shortest round-trip form. An empty vector leaves its entity
+/// out.
+void writeVocabularyJSON(const Layout &L,
+                         const std::vector<std::vector<double>> &Entities,
                          llvm::raw_ostream &OS);
 
-/// Where the bundled default vocabulary sits for a binary at \p BinaryPath:
+/// Where a vocabulary bundled with irtk sits for a binary at \p BinaryPath:
 /// an executable in <prefix>/bin or a plugin or module in <prefix>/lib finds
-/// it at <prefix>/share/irtk/vocab/ir2vec-75d.json. The build tree has the
-/// same shape. The file may not exist; callers check.
-std::string defaultVocabularyPath(llvm::StringRef BinaryPath);
+/// it at <prefix>/share/irtk/vocab/\p FileName. The build tree has the same
+/// shape. The file may not exist; callers check.
+std::string bundledVocabularyPath(llvm::StringRef BinaryPath,
+                                  llvm::StringRef FileName);
 
 } // namespace irtk::vocab
 

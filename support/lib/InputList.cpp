@@ -1,4 +1,4 @@
-//===- Corpus.cpp - MLGO corpus descriptions ------------------------------===//
+//===- InputList.cpp - Input files and MLGO corpora -----------------------===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/Corpus.h"
-#include "irtk/vocab/JSONDiagnostics.h"
+#include "irtk/support/InputList.h"
+#include "irtk/support/JSON.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -17,7 +17,7 @@
 
 using namespace llvm;
 
-namespace irtk::ir2vec {
+namespace irtk::support {
 
 static std::string descriptionPath(StringRef Path) {
   if (!sys::fs::is_directory(Path))
@@ -44,10 +44,9 @@ Expected<std::vector<std::string>> readCorpusModules(StringRef Path) {
   if (!Buf)
     return corpusError(Description, "cannot read corpus description: " +
                                         Buf.getError().message());
-  Expected<json::Value> Root = json::parse((*Buf)->getBuffer());
+  Expected<json::Value> Root = parseJSON((*Buf)->getBuffer(), Description);
   if (!Root)
-    return vocab::jsonSyntaxError(Description, (*Buf)->getBuffer(),
-                                  Root.takeError());
+    return Root.takeError();
   const json::Object *Obj = Root->getAsObject();
   const json::Array *Modules = Obj ? Obj->getArray("modules") : nullptr;
   if (!Modules)
@@ -66,4 +65,22 @@ Expected<std::vector<std::string>> readCorpusModules(StringRef Path) {
   return Paths;
 }
 
-} // namespace irtk::ir2vec
+std::vector<std::string> expandInputs(ArrayRef<std::string> Args,
+                                      function_ref<void(Error)> OnError) {
+  std::vector<std::string> Inputs;
+  for (const std::string &In : Args) {
+    if (In == "-" || !isCorpus(In)) {
+      Inputs.push_back(In);
+      continue;
+    }
+    Expected<std::vector<std::string>> Modules = readCorpusModules(In);
+    if (!Modules) {
+      OnError(Modules.takeError());
+      continue;
+    }
+    Inputs.insert(Inputs.end(), Modules->begin(), Modules->end());
+  }
+  return Inputs;
+}
+
+} // namespace irtk::support

@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/Format.h"
+#include "irtk/support/Format.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -23,7 +23,7 @@
 #include <limits>
 #include <random>
 
-using namespace irtk::ir2vec;
+using namespace irtk::support;
 
 namespace {
 
@@ -103,6 +103,27 @@ TEST(FormatTest, JSONStringEscapes) {
   llvm::raw_string_ostream OS(S);
   printJSONString(OS, "a\"b\\c\n\x01");
   EXPECT_EQ(S, "\"a\\\"b\\\\c\\n\\u0001\"");
+}
+
+TEST(FormatTest, JSONObjectWriterKeepsMemberOrder) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  {
+    JSONObjectWriter W(OS);
+    W.string("name", "f\"")
+        .number("index", 3)
+        .vector("v", {1.5, -2})
+        .raw("extra", "true");
+  }
+  EXPECT_EQ(S, "{\"name\":\"f\\\"\",\"index\":3,\"v\":[1.5,-2],"
+               "\"extra\":true}\n");
+}
+
+TEST(FormatTest, JSONObjectWriterEmptyWithoutNewline) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  { JSONObjectWriter W(OS, /*NewLine=*/false); }
+  EXPECT_EQ(S, "{}");
 }
 
 } // namespace

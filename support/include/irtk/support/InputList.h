@@ -1,4 +1,4 @@
-//===- Corpus.h - MLGO corpus descriptions ----------------------*- C++ -*-===//
+//===- InputList.h - Input files and MLGO corpora ---------------*- C++ -*-===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -7,23 +7,26 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Reading an MLGO corpus (as mlgo-utils' extract_ir.py and make_corpus.py
-/// write it): a corpus_description.json at the corpus root whose "modules"
-/// list names each module by its path relative to the root, without the
-/// ".bc" extension; the bitcode is "<root>/<module>.bc".
+/// The inputs of a corpus run: files named on the command line and MLGO
+/// corpora (as mlgo-utils' extract_ir.py and make_corpus.py write them): a
+/// corpus_description.json at the corpus root whose "modules" list names
+/// each module by its path relative to the root, without the ".bc"
+/// extension; the bitcode is "<root>/<module>.bc".
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_IR2VEC_CORPUS_H
-#define IRTK_IR2VEC_CORPUS_H
+#ifndef IRTK_SUPPORT_INPUTLIST_H
+#define IRTK_SUPPORT_INPUTLIST_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
 
-namespace irtk::ir2vec {
+namespace irtk::support {
 
 inline constexpr const char *CorpusDescriptionName = "corpus_description.json";
 
@@ -37,6 +40,13 @@ bool isCorpus(llvm::StringRef Path);
 llvm::Expected<std::vector<std::string>>
 readCorpusModules(llvm::StringRef Path);
 
-} // namespace irtk::ir2vec
+/// Expands \p Args in order: a corpus stands for its modules, anything else
+/// (a file, "-") for itself. A corpus whose description cannot be read is
+/// passed to \p OnError and left out; the others are still expanded.
+std::vector<std::string>
+expandInputs(llvm::ArrayRef<std::string> Args,
+             llvm::function_ref<void(llvm::Error)> OnError);
 
-#endif // IRTK_IR2VEC_CORPUS_H
+} // namespace irtk::support
+
+#endif // IRTK_SUPPORT_INPUTLIST_H

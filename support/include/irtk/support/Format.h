@@ -1,4 +1,4 @@
-//===- Format.h - Printing embeddings ---------------------------*- C++ -*-===//
+//===- Format.h - Printing numbers, vectors and JSON -----------*- C++ -*-===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -16,11 +16,12 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_IR2VEC_FORMAT_H
-#define IRTK_IR2VEC_FORMAT_H
+#ifndef IRTK_SUPPORT_FORMAT_H
+#define IRTK_SUPPORT_FORMAT_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
@@ -32,7 +33,7 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
-namespace irtk::ir2vec {
+namespace irtk::support {
 
 /// Buffer size that fits any output of formatFixed2 or formatShortest.
 inline constexpr size_t MaxNumberChars = 330;
@@ -76,6 +77,38 @@ void printJSONVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);
 /// valid UTF-8 (LLVM names are arbitrary bytes) are printed as U+FFFD.
 void printJSONString(llvm::raw_ostream &OS, llvm::StringRef S);
 
-} // namespace irtk::ir2vec
+/// Writes one JSON object member by member, in the order of the calls, with
+/// the escaping and number formats above: every JSON record irtk writes
+/// (JSON lines, store index rows, recorded embeddings) goes through it.
+///   JSONObjectWriter(OS).string("function", Name).vector("embedding", V);
+/// writes {"function":"f","embedding":[1,2]}. The object is closed (and, with
+/// \p NewLine, a newline written) when the writer goes out of scope.
+class JSONObjectWriter {
+public:
+  explicit JSONObjectWriter(llvm::raw_ostream &OS, bool NewLine = true);
+  ~JSONObjectWriter();
+  JSONObjectWriter(const JSONObjectWriter &) = delete;
+  JSONObjectWriter &operator=(const JSONObjectWriter &) = delete;
 
-#endif // IRTK_IR2VEC_FORMAT_H
+  JSONObjectWriter &string(llvm::StringRef Key, llvm::StringRef Value);
+  JSONObjectWriter &number(llvm::StringRef Key, uint64_t Value);
+  /// A double in shortest round-trip form (null when not finite).
+  JSONObjectWriter &real(llvm::StringRef Key, double Value);
+  JSONObjectWriter &vector(llvm::StringRef Key, llvm::ArrayRef<double> V);
+  /// A nested object, written by \p Members.
+  JSONObjectWriter &
+  object(llvm::StringRef Key,
+         llvm::function_ref<void(JSONObjectWriter &)> Members);
+  /// A member whose value \p Raw is already JSON text.
+  JSONObjectWriter &raw(llvm::StringRef Key, llvm::StringRef Raw);
+
+private:
+  void key(llvm::StringRef Key);
+  llvm::raw_ostream &OS;
+  bool NewLine;
+  bool First = true;
+};
+
+} // namespace irtk::support
+
+#endif // IRTK_SUPPORT_FORMAT_H

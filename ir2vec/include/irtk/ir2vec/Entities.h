@@ -1,4 +1,4 @@
-//===- Entities.h - The IR2Vec entity layout -------------------*- C++ -*-===//
+//===- Entities.h - The LLVM IR vocabulary layout --------------*- C++ -*-===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -7,27 +7,35 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The entities an IR vocabulary assigns vectors to, with the ids and names
-/// LLVM 22 uses: 68 opcodes, 12 canonical types, 4 operand kinds and 26
-/// comparison predicates, 110 entities in all. Ids are dense and ordered by
-/// section, so an id indexes a vocabulary's storage directly and is the
-/// entity id printed by `llvm-ir2vec entities` and used in triplets.
+/// The layout of an LLVM IR vocabulary, with the ids and names LLVM 22 uses:
+/// 68 opcodes, 12 canonical types, 4 operand kinds and 26 comparison
+/// predicates, 110 entities in all, in the JSON sections "Opcodes", "Types"
+/// and "Arguments" (operand kinds and predicates). Ids are dense and ordered
+/// by section, so an id indexes a vocabulary's storage directly and is the
+/// entity id printed by `llvm-ir2vec entities` and used in triplets. The ids
+/// are compile-time constants here, for the embedder's hot loops; irLayout()
+/// is the same layout as a vocab::Layout.
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_VOCAB_ENTITIES_H
-#define IRTK_VOCAB_ENTITIES_H
+#ifndef IRTK_IR2VEC_ENTITIES_H
+#define IRTK_IR2VEC_ENTITIES_H
+
+#include "irtk/vocab/Layout.h"
+#include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
+#include <string>
 
-namespace irtk::vocab {
+namespace irtk::ir2vec {
 
-/// A dense entity id in [0, NumEntities).
-using EntityId = unsigned;
+using vocab::EntityId;
 
-/// The four groups of entities, in id order.
+/// The four groups of entities, in id order (the layout's group indices).
 enum class EntityGroupKind : unsigned {
   Opcode,
   CanonicalType,
@@ -35,7 +43,8 @@ enum class EntityGroupKind : unsigned {
   Predicate,
 };
 
-/// The JSON section an entity group is read from.
+/// The JSON section an entity group is read from (the layout's section
+/// indices).
 enum class JSONSectionKind : unsigned { Opcodes, Types, Arguments };
 
 /// Canonical types, in LLVM 22's order.
@@ -105,6 +114,30 @@ llvm::StringRef jsonSectionName(JSONSectionKind S);
 /// Finds the entity named \p Key in JSON section \p S.
 std::optional<EntityId> lookupEntity(JSONSectionKind S, llvm::StringRef Key);
 
-} // namespace irtk::vocab
+/// The LLVM IR layout, built once.
+const std::shared_ptr<const vocab::Layout> &irLayout();
 
-#endif // IRTK_VOCAB_ENTITIES_H
+/// Section weights of an IR vocabulary, upstream's `-ir2vec-opc-weight`,
+/// `-ir2vec-type-weight` and `-ir2vec-arg-weight` (LLVM 22's defaults).
+struct Weights {
+  float Opcode = 1.0f;
+  float Type = 0.5f;
+  float Argument = 0.2f;
+  /// The weights in the layout's section order.
+  vocab::SectionWeights sections() const { return {Opcode, Type, Argument}; }
+};
+
+/// Loads the IR vocabulary at \p Path ("-": standard input) with \p W.
+llvm::Expected<vocab::Vocabulary> loadVocabulary(llvm::StringRef Path,
+                                                 const Weights &W = {});
+
+/// The file name of the bundled default IR vocabulary.
+inline constexpr const char *DefaultVocabularyName = "ir2vec-75d.json";
+
+/// Where the bundled default IR vocabulary sits for a binary at
+/// \p BinaryPath (vocab::bundledVocabularyPath).
+std::string defaultVocabularyPath(llvm::StringRef BinaryPath);
+
+} // namespace irtk::ir2vec
+
+#endif // IRTK_IR2VEC_ENTITIES_H

@@ -1,4 +1,4 @@
-//===- Entities.cpp - The IR2Vec entity layout ----------------------------===//
+//===- Entities.cpp - The LLVM IR vocabulary layout -----------------------===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -13,7 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/vocab/Entities.h"
+#include "irtk/ir2vec/Entities.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Instruction.h"
@@ -23,7 +23,7 @@
 
 using namespace llvm;
 
-namespace irtk::vocab {
+namespace irtk::ir2vec {
 
 static constexpr StringLiteral OpcodeNames[] = {
 #define HANDLE_INST(N, OPC, CLASS) #OPC,
@@ -101,30 +101,44 @@ StringRef jsonSectionName(JSONSectionKind S) {
   llvm_unreachable("unknown JSON section");
 }
 
-namespace {
-/// Name -> id tables, one per JSON section, built once.
-class EntityIndex {
-public:
-  EntityIndex() {
-    for (EntityId Id = 0; Id < NumEntities; ++Id)
-      Maps[static_cast<unsigned>(jsonSectionOf(Id))][entityName(Id)] = Id;
-  }
-  std::optional<EntityId> lookup(JSONSectionKind S, StringRef Key) const {
-    const StringMap<EntityId> &M = Maps[static_cast<unsigned>(S)];
-    auto It = M.find(Key);
-    if (It == M.end())
-      return std::nullopt;
-    return It->second;
-  }
-
-private:
-  std::array<StringMap<EntityId>, 3> Maps;
-};
-} // namespace
-
-std::optional<EntityId> lookupEntity(JSONSectionKind S, StringRef Key) {
-  static const EntityIndex Index;
-  return Index.lookup(S, Key);
+/// The layout, with groups in EntityGroupKind order and sections in
+/// JSONSectionKind order.
+static std::shared_ptr<const vocab::Layout> buildLayout() {
+  auto L = std::make_shared<vocab::Layout>("LLVM 22");
+  unsigned Opcodes = L->addSection("Opcodes");
+  unsigned Types = L->addSection("Types");
+  unsigned Arguments = L->addSection("Arguments");
+  L->addGroup(Opcodes, "opcodes");
+  for (StringRef N : OpcodeNames)
+    L->addEntity(N);
+  L->addGroup(Types, "canonical types");
+  for (StringRef N : CanonicalTypeNames)
+    L->addEntity(N);
+  L->addGroup(Arguments, "operand kinds");
+  for (StringRef N : OperandKindNames)
+    L->addEntity(N);
+  L->addGroup(Arguments, "predicates");
+  for (StringRef N : PredicateNames)
+    L->addEntity(N);
+  assert(L->size() == NumEntities && "IR layout size");
+  return L;
 }
 
-} // namespace irtk::vocab
+const std::shared_ptr<const vocab::Layout> &irLayout() {
+  static const std::shared_ptr<const vocab::Layout> L = buildLayout();
+  return L;
+}
+
+std::optional<EntityId> lookupEntity(JSONSectionKind S, StringRef Key) {
+  return irLayout()->lookup(static_cast<unsigned>(S), Key);
+}
+
+Expected<vocab::Vocabulary> loadVocabulary(StringRef Path, const Weights &W) {
+  return vocab::Vocabulary::loadFromFile(Path, irLayout(), W.sections());
+}
+
+std::string defaultVocabularyPath(StringRef BinaryPath) {
+  return vocab::bundledVocabularyPath(BinaryPath, DefaultVocabularyName);
+}
+
+} // namespace irtk::ir2vec

@@ -1,4 +1,4 @@
-//===- Format.cpp - Printing embeddings -----------------------------------===//
+//===- Format.cpp - Printing numbers, vectors and JSON --------------------===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -11,7 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/Format.h"
+#include "irtk/support/Format.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,7 +25,7 @@
 
 using namespace llvm;
 
-namespace irtk::ir2vec {
+namespace irtk::support {
 
 /// Above this magnitude the fast path's integer arithmetic no longer holds;
 /// snprintf handles it (such values do not occur in practice).
@@ -210,4 +210,63 @@ void printJSONString(raw_ostream &OS, StringRef S) {
   OS << '"';
 }
 
-} // namespace irtk::ir2vec
+JSONObjectWriter::JSONObjectWriter(raw_ostream &OS, bool NewLine)
+    : OS(OS), NewLine(NewLine) {
+  OS << '{';
+}
+
+JSONObjectWriter::~JSONObjectWriter() {
+  OS << '}';
+  if (NewLine)
+    OS << '\n';
+}
+
+void JSONObjectWriter::key(StringRef Key) {
+  if (!First)
+    OS << ',';
+  First = false;
+  printJSONString(OS, Key);
+  OS << ':';
+}
+
+JSONObjectWriter &JSONObjectWriter::string(StringRef Key, StringRef Value) {
+  key(Key);
+  printJSONString(OS, Value);
+  return *this;
+}
+
+JSONObjectWriter &JSONObjectWriter::number(StringRef Key, uint64_t Value) {
+  key(Key);
+  OS << Value;
+  return *this;
+}
+
+JSONObjectWriter &JSONObjectWriter::real(StringRef Key, double Value) {
+  key(Key);
+  char Buf[MaxNumberChars];
+  OS.write(Buf, formatShortest(Value, Buf));
+  return *this;
+}
+
+JSONObjectWriter &
+JSONObjectWriter::object(StringRef Key,
+                         function_ref<void(JSONObjectWriter &)> Members) {
+  key(Key);
+  JSONObjectWriter Inner(OS, /*NewLine=*/false);
+  Members(Inner);
+  return *this;
+}
+
+JSONObjectWriter &JSONObjectWriter::vector(StringRef Key, ArrayRef<double> V) {
+  key(Key);
+  printJSONVector(OS, V);
+  return *this;
+}
+
+JSONObjectWriter &JSONObjectWriter::raw(StringRef Key, StringRef Raw) {
+  key(Key);
+  OS << Raw;
+  return *this;
+}
+
+} // namespace irtk::support

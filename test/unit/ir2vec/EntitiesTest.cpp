@@ -12,11 +12,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/vocab/Entities.h"
+#include "irtk/ir2vec/Entities.h"
 
 #include "gtest/gtest.h"
 
-using namespace irtk::vocab;
+using namespace irtk::ir2vec;
 
 namespace {
 

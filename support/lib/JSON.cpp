@@ -1,4 +1,4 @@
-//===- JSONDiagnostics.cpp - One-line JSON syntax errors ------------------===//
+//===- JSON.cpp - Reading JSON files with one-line errors -----------------===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -13,14 +13,21 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/vocab/JSONDiagnostics.h"
+#include "irtk/support/JSON.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Regex.h"
 
 using namespace llvm;
 
-namespace irtk::vocab {
+namespace irtk::support {
+
+Expected<json::Value> parseJSON(StringRef Text, StringRef Name) {
+  Expected<json::Value> V = json::parse(Text);
+  if (!V)
+    return jsonSyntaxError(Name, Text, V.takeError());
+  return V;
+}
 
 Error jsonSyntaxError(StringRef Name, StringRef Text, Error E) {
   std::string Msg = toString(std::move(E));
@@ -42,4 +49,4 @@ Error jsonSyntaxError(StringRef Name, StringRef Text, Error E) {
                                ": invalid JSON: " + M[2]);
 }
 
-} // namespace irtk::vocab
+} // namespace irtk::support

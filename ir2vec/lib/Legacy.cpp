@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/vocab/Legacy.h"
-#include "irtk/vocab/JSONDiagnostics.h"
+#include "irtk/ir2vec/Legacy.h"
+#include "irtk/support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -21,7 +21,7 @@
 
 using namespace llvm;
 
-namespace irtk::vocab {
+namespace irtk::ir2vec {
 
 /// Legacy and current key names of every entity.
 static const StringMap<EntityId> &legacyKeys() {
@@ -115,7 +115,7 @@ static Expected<LegacyVocabulary> parseFlatJSON(StringRef Text,
                                                 StringRef Name) {
   Expected<json::Value> Root = json::parse(Text);
   if (!Root)
-    return jsonSyntaxError(Name, Text, Root.takeError());
+    return support::jsonSyntaxError(Name, Text, Root.takeError());
   Collector C(Name);
   const json::Object *Obj = Root->getAsObject();
   if (!Obj)
@@ -187,4 +187,4 @@ Expected<LegacyVocabulary> parseLegacyVocabulary(StringRef Text,
   return parseText(Text, Name);
 }
 
-} // namespace irtk::vocab
+} // namespace irtk::ir2vec

@@ -19,10 +19,10 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_VOCAB_LEGACY_H
-#define IRTK_VOCAB_LEGACY_H
+#ifndef IRTK_IR2VEC_LEGACY_H
+#define IRTK_IR2VEC_LEGACY_H
 
-#include "irtk/vocab/Entities.h"
+#include "irtk/ir2vec/Entities.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace irtk::vocab {
+namespace irtk::ir2vec {
 
 struct LegacyVocabulary {
   /// One vector per entity id (NumEntities); empty where the file has none.
@@ -51,6 +51,6 @@ std::optional<EntityId> legacyKeyEntity(llvm::StringRef Key);
 llvm::Expected<LegacyVocabulary> parseLegacyVocabulary(llvm::StringRef Text,
                                                        llvm::StringRef Name);
 
-} // namespace irtk::vocab
+} // namespace irtk::ir2vec
 
-#endif // IRTK_VOCAB_LEGACY_H
+#endif // IRTK_IR2VEC_LEGACY_H

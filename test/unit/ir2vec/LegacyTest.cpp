@@ -12,12 +12,12 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/vocab/Legacy.h"
+#include "irtk/ir2vec/Legacy.h"
 #include "../TestHelpers.h"
 
 #include "gtest/gtest.h"
 
-using namespace irtk::vocab;
+using namespace irtk::ir2vec;
 
 namespace {
 

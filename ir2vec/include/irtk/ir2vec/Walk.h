@@ -1,0 +1,151 @@
+//===- Walk.h - One walk over a module's embeddings -------------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Every consumer of a module's embeddings (llvm-ir2vec's text and JSON
+/// lines, store rows, the printer and recorder passes, the Python module)
+/// gets them from one walker, which owns the order in which the embedder is
+/// queried. That order decides flow-aware results bit for bit: an
+/// instruction's operands contribute the embeddings of defining instructions
+/// the embedder has already computed. The walker queries as upstream's tools
+/// do: a fresh embedder per function, then the function vector, the block
+/// vectors in layout order, and the instruction vectors in layout order, for
+/// the levels asked for.
+///
+/// A sink receives the records; it never calls the embedder itself.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_IR2VEC_WALK_H
+#define IRTK_IR2VEC_WALK_H
+
+#include "irtk/ir2vec/Embedder.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class BasicBlock;
+class Function;
+class Instruction;
+class Module;
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::ir2vec {
+
+enum class LevelKind { Instruction, BasicBlock, Function };
+
+std::optional<LevelKind> parseLevel(llvm::StringRef S);
+/// "inst", "bb" or "func".
+llvm::StringRef levelName(LevelKind L);
+
+/// Prints instructions exactly as Instruction::print does, in linear time.
+/// Instruction::print builds a fresh slot tracker and assembly writer for
+/// every instruction, each costing a pass over the function and the module's
+/// globals; that is what makes upstream's instruction level slow. Here each
+/// function is printed once, with the same numbering upstream's
+/// per-instruction printing uses (metadata numbers such as !llvm.loop !11
+/// restart in every function), and each instruction's text is cut out of
+/// that listing.
+class InstructionPrinter {
+public:
+  InstructionPrinter();
+  ~InstructionPrinter();
+  /// Prints \p F into the listing; call before printing its instructions.
+  void setFunction(const llvm::Function &F);
+  /// The text of \p I, an instruction of the current function, with its
+  /// leading spaces. Valid until the next call.
+  llvm::StringRef text(const llvm::Instruction &I);
+  /// Prints text(I).
+  void print(llvm::raw_ostream &OS, const llvm::Instruction &I);
+
+private:
+  class Recorder;
+  std::unique_ptr<Recorder> Rec;
+  std::string Scratch;
+};
+
+/// Whether \p F is named \p Name, either as its symbol or demangled.
+bool functionMatches(const llvm::Function &F, llvm::StringRef Name);
+
+struct WalkOptions {
+  EmbeddingKind Kind = EmbeddingKind::Symbolic;
+  /// Levels to visit, in this order for each function: function, blocks,
+  /// instructions.
+  bool Functions = true;
+  bool Blocks = false;
+  bool Instructions = false;
+  /// Instruction records carry their text.
+  bool InstructionText = false;
+  /// Only functions with this name (symbol or demangled); empty for all.
+  std::string FunctionName;
+  /// Visit declarations too (their function vector is zero, and they have
+  /// no blocks); otherwise a declaration is skipped.
+  bool Declarations = false;
+
+  /// The options that visit \p L alone.
+  static WalkOptions forLevel(EmbeddingKind K, LevelKind L);
+};
+
+/// One embedding, valid during the sink's call.
+struct EmbeddingRecord {
+  LevelKind Level = LevelKind::Function;
+  const llvm::Function *F = nullptr;
+  /// Block and instruction levels: the block and its position.
+  const llvm::BasicBlock *BB = nullptr;
+  unsigned BlockIndex = 0;
+  /// Instruction level: the instruction and its position in its block, and,
+  /// with WalkOptions::InstructionText, its text (leading spaces included,
+  /// as Instruction::print writes it).
+  const llvm::Instruction *I = nullptr;
+  unsigned InstIndex = 0;
+  llvm::StringRef InstText;
+  llvm::ArrayRef<double> Vector;
+};
+
+class EmbeddingSink {
+public:
+  virtual ~EmbeddingSink();
+  /// Before anything of \p F.
+  virtual void beginFunction(const llvm::Function &F) {}
+  /// Before the records of level \p L of the current function, even when
+  /// there are none.
+  virtual void beginLevel(LevelKind L) {}
+  virtual void record(const EmbeddingRecord &R) = 0;
+  /// A declaration that WalkOptions::FunctionName matched, skipped.
+  virtual void skippedDeclaration(const llvm::Function &F) {}
+};
+
+class Walker {
+public:
+  Walker(const vocab::Vocabulary &V, WalkOptions Opts);
+  ~Walker();
+
+  /// Walks the functions of \p M in module order. Returns the number of
+  /// functions that matched Opts.FunctionName (when it is empty: the number
+  /// walked), so that a caller can report a name that matched nowhere.
+  unsigned walkModule(const llvm::Module &M, EmbeddingSink &S);
+  /// Walks \p F alone (with a fresh embedder, as walkModule does).
+  void walkFunction(const llvm::Function &F, EmbeddingSink &S);
+
+private:
+  const vocab::Vocabulary &V;
+  WalkOptions Opts;
+  InstructionPrinter Printer;
+  std::vector<double> Vec;
+};
+
+} // namespace irtk::ir2vec
+
+#endif // IRTK_IR2VEC_WALK_H

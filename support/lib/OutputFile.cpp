@@ -1,0 +1,112 @@
+//===- OutputFile.cpp - Writing a whole output file or nothing ------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The temporary file is "<path>.tmp-XXXXXX", created with
+/// sys::fs::TempFile, which also removes it if the process is interrupted.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/support/OutputFile.h"
+
+using namespace llvm;
+
+namespace irtk::support {
+
+static Error writeError(StringRef Path, const Twine &Reason) {
+  return createStringError(inconvertibleErrorCode(),
+                           "cannot write '" + Path + "': " + Reason);
+}
+
+Error takeWriteError(raw_fd_ostream &OS, StringRef Name) {
+  OS.flush();
+  if (!OS.has_error())
+    return Error::success();
+  std::error_code EC = OS.error();
+  OS.clear_error();
+  return writeError(Name, EC.message());
+}
+
+Error takeStdoutError() { return takeWriteError(outs(), "<stdout>"); }
+
+Expected<std::unique_ptr<OutputFile>> OutputFile::open(StringRef Path) {
+  std::unique_ptr<OutputFile> F(new OutputFile());
+  F->Path = Path.str();
+  if (Path == "-") {
+    F->Stream = &outs();
+    return F;
+  }
+  sys::fs::file_status St;
+  if (!sys::fs::status(Path, St) && sys::fs::exists(St)) {
+    if (sys::fs::is_directory(St))
+      return writeError(Path, "is a directory");
+    if (!sys::fs::is_regular_file(St)) {
+      std::error_code EC;
+      F->File = std::make_unique<raw_fd_ostream>(Path, EC, sys::fs::OF_None);
+      if (EC)
+        return writeError(Path, EC.message());
+      F->Stream = F->File.get();
+      return F;
+    }
+  }
+  Expected<sys::fs::TempFile> Temp =
+      sys::fs::TempFile::create(Path + ".tmp-%%%%%%");
+  if (!Temp)
+    return writeError(Path, toString(Temp.takeError()));
+  F->Temp.emplace(std::move(*Temp));
+  F->File = std::make_unique<raw_fd_ostream>(F->Temp->FD,
+                                             /*shouldClose=*/false);
+  F->Stream = F->File.get();
+  return F;
+}
+
+OutputFile::~OutputFile() {
+  if (!Done)
+    discard();
+}
+
+Error OutputFile::commit() {
+  Done = true;
+  Error E = takeWriteError(*Stream, Path == "-" ? "<stdout>" : Path);
+  if (!Temp)
+    return E;
+  File.reset();
+  if (E) {
+    consumeError(Temp->discard());
+    return E;
+  }
+  if (Error K = Temp->keep(Path))
+    return writeError(Path, toString(std::move(K)));
+  return Error::success();
+}
+
+void OutputFile::discard() {
+  Done = true;
+  if (Stream) {
+    Stream->flush();
+    Stream->clear_error();
+  }
+  File.reset();
+  if (Temp)
+    consumeError(Temp->discard());
+  Temp.reset();
+}
+
+Error writeOutputFile(StringRef Path,
+                      function_ref<Error(raw_ostream &)> Write) {
+  Expected<std::unique_ptr<OutputFile>> F = OutputFile::open(Path);
+  if (!F)
+    return F.takeError();
+  if (Error E = Write((*F)->os())) {
+    (*F)->discard();
+    return E;
+  }
+  return (*F)->commit();
+}
+
+} // namespace irtk::support

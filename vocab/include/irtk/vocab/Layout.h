@@ -1,0 +1,109 @@
+//===- Layout.h - What a vocabulary assigns vectors to ----------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A vocabulary layout: the JSON sections of a vocabulary file, the groups
+/// of entities each section holds, and the entities themselves, with dense
+/// ids in the order they were added (section by section, group by group).
+/// An id indexes a vocabulary's storage and is the entity id of triplets and
+/// of `llvm-ir2vec entities`.
+///
+/// Layouts are built at run time. The LLVM IR layout (ir2vec/IRLayout.h) has
+/// 110 entities in sections "Opcodes", "Types" and "Arguments"; a machine-IR
+/// layout takes its opcodes and register classes from a target.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_VOCAB_LAYOUT_H
+#define IRTK_VOCAB_LAYOUT_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace irtk::vocab {
+
+/// A dense entity id in [0, Layout::size()).
+using EntityId = unsigned;
+
+class Layout {
+public:
+  /// \p Description names the layout in messages ("LLVM 22", "x86_64 MIR").
+  explicit Layout(std::string Description)
+      : Description(std::move(Description)) {}
+
+  /// Adds a JSON section named \p Key and returns its index.
+  unsigned addSection(llvm::StringRef Key);
+  /// Adds a group of entities, shown as \p Name (e.g. "opcodes"), to
+  /// section \p Section; returns its index. Groups are added in id order.
+  unsigned addGroup(unsigned Section, llvm::StringRef Name);
+  /// Adds an entity to the last group added and returns its id. Keys are
+  /// unique within a section.
+  EntityId addEntity(llvm::StringRef Key);
+
+  llvm::StringRef description() const { return Description; }
+  /// Number of entities.
+  unsigned size() const { return static_cast<unsigned>(Entities.size()); }
+
+  unsigned numSections() const {
+    return static_cast<unsigned>(Sections.size());
+  }
+  llvm::StringRef sectionName(unsigned S) const { return Sections[S].Key; }
+  std::optional<unsigned> findSection(llvm::StringRef Key) const;
+
+  unsigned numGroups() const { return static_cast<unsigned>(Groups.size()); }
+  llvm::StringRef groupName(unsigned G) const { return Groups[G].Name; }
+  unsigned groupSection(unsigned G) const { return Groups[G].Section; }
+  /// The ids of group \p G: [first, second).
+  std::pair<EntityId, EntityId> groupRange(unsigned G) const {
+    return {Groups[G].First, Groups[G].End};
+  }
+
+  /// The vocabulary key of entity \p Id (e.g. "Add", "IntegerTy").
+  llvm::StringRef entityName(EntityId Id) const { return Entities[Id].Key; }
+  unsigned entityGroup(EntityId Id) const { return Entities[Id].Group; }
+  unsigned entitySection(EntityId Id) const {
+    return Groups[Entities[Id].Group].Section;
+  }
+
+  /// The entity with key \p Key in section \p Section.
+  std::optional<EntityId> lookup(unsigned Section, llvm::StringRef Key) const;
+
+private:
+  struct SectionInfo {
+    std::string Key;
+    llvm::StringMap<EntityId> Index;
+  };
+  struct GroupInfo {
+    std::string Name;
+    unsigned Section;
+    EntityId First, End;
+  };
+  struct EntityInfo {
+    std::string Key;
+    unsigned Group;
+  };
+  std::string Description;
+  std::vector<SectionInfo> Sections;
+  std::vector<GroupInfo> Groups;
+  std::vector<EntityInfo> Entities;
+};
+
+/// Per-section weights, indexed by section. They are floats, as upstream's
+/// `-ir2vec-*-weight` and `-mir2vec-*-weight` options are, and are promoted
+/// to double when applied: 0.2f scales by 0.20000000298023224, exactly as
+/// LLVM 22 does.
+using SectionWeights = std::vector<float>;
+
+} // namespace irtk::vocab
+
+#endif // IRTK_VOCAB_LAYOUT_H

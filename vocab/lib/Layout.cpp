@@ -1,0 +1,56 @@
+//===- Layout.cpp - What a vocabulary assigns vectors to ------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/vocab/Layout.h"
+
+#include <cassert>
+
+using namespace llvm;
+
+namespace irtk::vocab {
+
+unsigned Layout::addSection(StringRef Key) {
+  assert(!findSection(Key) && "duplicate section");
+  Sections.push_back({Key.str(), {}});
+  return numSections() - 1;
+}
+
+unsigned Layout::addGroup(unsigned Section, StringRef Name) {
+  assert(Section < numSections() && "no such section");
+  Groups.push_back({Name.str(), Section, size(), size()});
+  return numGroups() - 1;
+}
+
+EntityId Layout::addEntity(StringRef Key) {
+  assert(!Groups.empty() && "add a group first");
+  GroupInfo &G = Groups.back();
+  EntityId Id = size();
+  [[maybe_unused]] bool New =
+      Sections[G.Section].Index.try_emplace(Key, Id).second;
+  assert(New && "duplicate key in a section");
+  Entities.push_back({Key.str(), numGroups() - 1});
+  G.End = Id + 1;
+  return Id;
+}
+
+std::optional<unsigned> Layout::findSection(StringRef Key) const {
+  for (unsigned S = 0; S < numSections(); ++S)
+    if (Sections[S].Key == Key)
+      return S;
+  return std::nullopt;
+}
+
+std::optional<EntityId> Layout::lookup(unsigned Section, StringRef Key) const {
+  const StringMap<EntityId> &M = Sections[Section].Index;
+  auto It = M.find(Key);
+  if (It == M.end())
+    return std::nullopt;
+  return It->second;
+}
+
+} // namespace irtk::vocab
