@@ -2,6 +2,7 @@
 # lit configuration for irtk: our tools come first on PATH (our llvm-ir2vec
 # shadows upstream's on purpose), then LLVM 22's tools.
 import os
+import sys
 
 import lit.formats
 
@@ -19,6 +20,7 @@ config.environment["PATH"] = path
 
 plugin = os.path.join(config.irtk_lib_dir, "IRTKPlugin.so")
 config.substitutions.append(("%irtk_plugin", plugin))
+config.substitutions.append(("%irtk_python", sys.executable))
 config.substitutions.append(("%irtk_bin", config.irtk_tools_dir))
 config.substitutions.append(("%irtk_src", os.path.dirname(config.test_source_root)))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

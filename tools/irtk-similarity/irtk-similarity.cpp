@@ -30,7 +30,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <boost/program_options.hpp>
+#include "BoostCommandLine.h"
+#include "ToolMain.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -88,9 +89,10 @@ struct QuerySet {
 };
 } // namespace
 
-static int usageError(const Twine &Msg) {
-  WithColor::error(errs(), ToolName) << Msg << '\n';
-  return 2;
+using ParseResult = tools::ParseResult<Options>;
+
+static ParseResult usageError(const Twine &Msg) {
+  return ParseResult::usageError(Msg.str());
 }
 
 static Error inputError(const Twine &Msg) {
@@ -388,15 +390,12 @@ static Error runPairs(const Options &O, raw_ostream &OS) {
   return Error::success();
 }
 
-int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
+static ParseResult parseCommandLine(int Argc, char **Argv) {
   if (Argc < 2)
     return usageError("please specify a command: topk or pairs");
   std::string Cmd = Argv[1];
-  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
-    outs() << Usage;
-    return 0;
-  }
+  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help")
+    return ParseResult::print(Usage);
   Options O;
   if (Cmd == "topk")
     O.Command = CommandKind::TopK;
@@ -426,18 +425,11 @@ int main(int Argc, char **Argv) {
   // clang-format on
   try {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    po::parsed_options Parsed =
-        po::command_line_parser(Args)
-            .options(Desc)
-            .style((po::command_line_style::unix_style |
-                    po::command_line_style::allow_long_disguise) &
-                   ~po::command_line_style::allow_guessing)
-            .run();
+    po::parsed_options Parsed = tools::parseArguments(
+        Args, Desc, po::positional_options_description());
     for (const po::option &Opt : Parsed.options) {
-      if (Opt.string_key == "help") {
-        outs() << Usage;
-        return 0;
-      }
+      if (Opt.string_key == "help")
+        return ParseResult::print(Usage);
       if (Opt.unregistered || Opt.position_key >= 0)
         return usageError("unexpected argument '" +
                           (Opt.original_tokens.empty()
@@ -524,19 +516,24 @@ int main(int Argc, char **Argv) {
     O.K = static_cast<unsigned>(*KN);
   }
 
+  return ParseResult::run(std::move(O));
+}
+
+static Error run(const Options &O) {
   // The whole output is rendered first and written through a temporary
   // file: a failed run leaves no partial output.
   std::string Rendered;
   raw_string_ostream OS(Rendered);
-  Error E = O.Command == CommandKind::TopK ? runTopK(O, OS) : runPairs(O, OS);
-  if (!E)
-    E = irtk::support::writeOutputFile(O.Output, [&](raw_ostream &Out) {
-      Out << Rendered;
-      return Error::success();
-    });
-  if (E) {
-    WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
-    return 1;
-  }
-  return 0;
+  if (Error E = O.Command == CommandKind::TopK ? runTopK(O, OS)
+                                               : runPairs(O, OS))
+    return E;
+  return irtk::support::writeOutputFile(O.Output, [&](raw_ostream &Out) {
+    Out << Rendered;
+    return Error::success();
+  });
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  return tools::runMain<Options>(ToolName, parseCommandLine(Argc, Argv), run);
 }

@@ -12,7 +12,7 @@
 /// irtk-vocab diff A B                       per-entity cosine and distance
 /// irtk-vocab train TRIPLETS -o OUT          TransE training
 /// irtk-vocab convert LEGACY -o OUT          IITH .txt / flat JSON to JSON
-/// Exit status: 0 valid, 1 a file failed, 2 usage error.
+/// Exit status: 0 valid, 1 a file failed, 2 usage error (ToolMain.h).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +31,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <boost/program_options.hpp>
+#include "BoostCommandLine.h"
+#include "ToolMain.h"
 
 #include <cmath>
 #include <sstream>
@@ -67,35 +68,43 @@ static const char *const Usage =
     "          all 110 entities in upstream's JSON format (defaults: dim 75,\n"
     "          100 epochs, lr 0.5, margin 1, batch 1024, L1, seed 1)\n";
 
-/// Prints \p E as one error line; returns the input-error exit status.
-static int inputError(Error E) {
-  WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
-  return 1;
-}
+enum class CommandKind { Validate, Stats, Diff, Train, Convert };
 
-static int usageError(const std::string &Msg) {
-  WithColor::error(errs(), ToolName) << Msg << '\n';
-  return 2;
+struct VocabOptions {
+  CommandKind Command = CommandKind::Validate;
+  bool Strict = false, Quiet = false;
+  std::vector<std::string> Files;
+  std::string Output;
+  TransEOptions Train;
+};
+using ParseResult = irtk::tools::ParseResult<VocabOptions>;
+
+static Error inputError(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
 }
 
 /// Writes \p Vectors to \p Output ("-": standard output), beside the
 /// destination first and renamed: no half-written vocabulary.
-static int writeVocabulary(const std::string &Output,
-                           const std::vector<std::vector<double>> &Vectors) {
-  if (Error E = irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
-        writeVocabularyJSON(*irtk::ir2vec::irLayout(), Vectors, OS);
-        return Error::success();
-      }))
-    return inputError(std::move(E));
-  return 0;
+static Error writeVocabulary(const std::string &Output,
+                             const std::vector<std::vector<double>> &Vectors) {
+  return irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
+    writeVocabularyJSON(*irtk::ir2vec::irLayout(), Vectors, OS);
+    return Error::success();
+  });
 }
 
-static int runValidate(const std::vector<std::string> &Files, bool Strict) {
-  int Status = 0;
+/// Each file's problem is reported as it is met; the others are still
+/// checked.
+static Error runValidate(const std::vector<std::string> &Files, bool Strict) {
+  bool Failed = false;
+  auto Report = [&](Error E) {
+    WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
+    Failed = true;
+  };
   for (const std::string &F : Files) {
     Expected<Vocabulary> V = irtk::ir2vec::loadVocabulary(F);
     if (!V) {
-      Status = inputError(V.takeError());
+      Report(V.takeError());
       continue;
     }
     std::string Name = F == "-" ? "<stdin>" : F;
@@ -107,7 +116,7 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
           << Name << ": no key names an LLVM 22 entity; every vector is zero\n";
     if (Strict) {
       if (Error E = checkComplete(*V, Name)) {
-        Status = inputError(std::move(E));
+        Report(std::move(E));
         continue;
       }
     }
@@ -115,13 +124,13 @@ static int runValidate(const std::vector<std::string> &Files, bool Strict) {
            << (V->size() - V->missingEntities().size()) << "/" << V->size()
            << " entities\n";
   }
-  return Status;
+  return Failed ? irtk::tools::reportedError() : Error::success();
 }
 
-static int runStats(const std::string &File) {
+static Error runStats(const std::string &File) {
   Expected<Vocabulary> V = irtk::ir2vec::loadVocabulary(File);
   if (!V)
-    return inputError(V.takeError());
+    return V.takeError();
   VocabStats S = computeStats(*V);
   raw_ostream &OS = outs();
   OS << "file: " << (File == "-" ? "<stdin>" : File) << '\n';
@@ -146,20 +155,20 @@ static int runStats(const std::string &File) {
        << entityName(S.MaxNormEntity) << ")\n";
     OS << "norm mean: " << format("%.6g", S.MeanNorm) << '\n';
   }
-  return 0;
+  return Error::success();
 }
 
-static int runDiff(const std::string &FileA, const std::string &FileB) {
+static Error runDiff(const std::string &FileA, const std::string &FileB) {
   Expected<Vocabulary> A = irtk::ir2vec::loadVocabulary(FileA);
   if (!A)
-    return inputError(A.takeError());
+    return A.takeError();
   Expected<Vocabulary> B = irtk::ir2vec::loadVocabulary(FileB);
   if (!B)
-    return inputError(B.takeError());
+    return B.takeError();
   Expected<std::vector<EntityDiff>> Diffs =
       compareVocabularies(*A, *B, FileA, FileB);
   if (!Diffs)
-    return inputError(Diffs.takeError());
+    return Diffs.takeError();
   raw_ostream &OS = outs();
   OS << "entity\tid\tin_a\tin_b\tcosine\tdistance\n";
   unsigned Both = 0;
@@ -187,14 +196,15 @@ static int runDiff(const std::string &FileA, const std::string &FileB) {
     OS << "; mean cosine " << format("%.6f", SumCos / Both) << "; min cosine "
        << format("%.6f", MinCos) << " (" << entityName(MinId) << ")";
   OS << '\n';
-  return 0;
+  return Error::success();
 }
 
-static int runTrain(const std::string &TripletsPath, const std::string &Output,
-                    const TransEOptions &Opts, bool Quiet) {
+static Error runTrain(const std::string &TripletsPath,
+                      const std::string &Output, const TransEOptions &Opts,
+                      bool Quiet) {
   Expected<TripletSet> Data = readTriplets(TripletsPath, *irLayout());
   if (!Data)
-    return inputError(Data.takeError());
+    return Data.takeError();
   if (!Quiet)
     errs() << "training on " << Data->Triplets.size() << " triplets, "
            << Data->NumRelations << " relations, dimension " << Opts.Dimension
@@ -206,35 +216,32 @@ static int runTrain(const std::string &TripletsPath, const std::string &Output,
                  << format("%.6f", R.MeanLoss) << '\n';
       });
   if (!Model)
-    return inputError(Model.takeError());
+    return Model.takeError();
   return writeVocabulary(Output, Model->Entities);
 }
 
-static int runConvert(const std::string &File, const std::string &Output,
-                      bool Strict, bool Quiet) {
+static Error runConvert(const std::string &File, const std::string &Output,
+                        bool Strict, bool Quiet) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/true);
   std::string Name = File == "-" ? "<stdin>" : File;
   if (!Buf)
-    return inputError(createStringError(
-        Buf.getError(),
-        Name + ": cannot read vocabulary: " + Buf.getError().message()));
+    return inputError(Name + ": cannot read vocabulary: " +
+                      Buf.getError().message());
   Expected<LegacyVocabulary> L =
       parseLegacyVocabulary((*Buf)->getBuffer(), Name);
   if (!L)
-    return inputError(L.takeError());
+    return L.takeError();
   if (Strict && !L->UnmappedKeys.empty())
-    return inputError(createStringError(
-        inconvertibleErrorCode(), Name + ": key '" + L->UnmappedKeys.front() +
-                                      "' names no LLVM 22 entity"));
+    return inputError(Name + ": key '" + L->UnmappedKeys.front() +
+                      "' names no LLVM 22 entity");
   for (const std::string &K : L->UnmappedKeys)
     WithColor::warning(errs(), ToolName)
         << Name << ": key '" << K << "' names no LLVM 22 entity (dropped)\n";
   unsigned Present = llvm::count_if(
       L->Vectors, [](const std::vector<double> &V) { return !V.empty(); });
   if (Present == 0)
-    return inputError(createStringError(
-        inconvertibleErrorCode(), Name + ": no key names an LLVM 22 entity"));
+    return inputError(Name + ": no key names an LLVM 22 entity");
   // LLVM 22's loaders reject an empty section: a section with no entry gets
   // explicit zero vectors, which is what its entities embed as anyway.
   for (JSONSectionKind S : {JSONSectionKind::Opcodes, JSONSectionKind::Types,
@@ -251,40 +258,49 @@ static int runConvert(const std::string &File, const std::string &Output,
       if (jsonSectionOf(Id) == S)
         L->Vectors[Id].assign(L->Dimension, 0.0);
   }
-  if (int Status = writeVocabulary(Output, L->Vectors))
-    return Status;
+  if (Error E = writeVocabulary(Output, L->Vectors))
+    return E;
   if (!Quiet)
     errs() << Name << ": converted " << Present << "/" << NumEntities
            << " entities, dimension " << L->Dimension << "; the other "
            << (NumEntities - Present) << " load as zero vectors\n";
-  return 0;
+  return Error::success();
 }
 
-static int run(int Argc, char **Argv) {
+static ParseResult parseCommandLine(int Argc, char **Argv) {
+  auto UsageError = [](const std::string &Msg) {
+    return ParseResult::usageError(Msg);
+  };
   if (Argc < 2)
-    return usageError(
+    return UsageError(
         "please specify a command: validate, stats, diff, train or convert");
   std::string Cmd = Argv[1];
-  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
-    outs() << Usage;
-    return 0;
-  }
-  if (Cmd != "validate" && Cmd != "stats" && Cmd != "diff" && Cmd != "train" &&
-      Cmd != "convert")
-    return usageError("unknown command '" + Cmd +
+  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help")
+    return ParseResult::print(Usage);
+  VocabOptions O;
+  if (Cmd == "validate")
+    O.Command = CommandKind::Validate;
+  else if (Cmd == "stats")
+    O.Command = CommandKind::Stats;
+  else if (Cmd == "diff")
+    O.Command = CommandKind::Diff;
+  else if (Cmd == "train")
+    O.Command = CommandKind::Train;
+  else if (Cmd == "convert")
+    O.Command = CommandKind::Convert;
+  else
+    return UsageError("unknown command '" + Cmd +
                       "'; expected validate, stats, diff, train or convert");
 
-  bool Strict = false, Quiet = false;
-  std::vector<std::string> Files;
-  std::string Output, Distance = "L1";
-  TransEOptions Train;
+  std::string Distance = "L1";
+  TransEOptions &Train = O.Train;
   po::options_description Desc("Options");
   // clang-format off
   Desc.add_options()
-    ("strict", po::bool_switch(&Strict),
+    ("strict", po::bool_switch(&O.Strict),
      "Require all entities (validate), every key mapped (convert)")
     ("help,h", "Display usage")
-    ("output,o", po::value<std::string>(&Output),
+    ("output,o", po::value<std::string>(&O.Output),
      "Output vocabulary (train, convert)")
     ("dim", po::value<unsigned>(&Train.Dimension), "Dimension (train)")
     ("epochs", po::value<unsigned>(&Train.Epochs), "Epochs (train)")
@@ -294,72 +310,85 @@ static int run(int Argc, char **Argv) {
     ("distance", po::value<std::string>(&Distance), "L1 or L2 (train)")
     ("seed", po::value<uint64_t>(&Train.Seed), "Random seed (train)")
     ("threads,j", po::value<unsigned>(&Train.Threads), "Threads (train)")
-    ("quiet,q", po::bool_switch(&Quiet),
+    ("quiet,q", po::bool_switch(&O.Quiet),
      "No progress or summary lines (train, convert)")
-    ("input", po::value<std::vector<std::string>>(&Files), "Input files");
+    ("input", po::value<std::vector<std::string>>(&O.Files), "Input files");
   // clang-format on
   po::positional_options_description Pos;
   Pos.add("input", -1);
   try {
     po::variables_map VM;
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    po::store(po::command_line_parser(Args).options(Desc).positional(Pos).run(),
-              VM);
-    if (VM.count("help")) {
-      outs() << Usage;
-      return 0;
-    }
+    po::store(irtk::tools::parseArguments(Args, Desc, Pos), VM);
+    if (VM.count("help"))
+      return ParseResult::print(Usage);
     po::notify(VM);
   } catch (const std::exception &E) {
-    return usageError(E.what());
+    return UsageError(E.what());
   }
-  if (Cmd == "train") {
+  const std::vector<std::string> &Files = O.Files;
+  switch (O.Command) {
+  case CommandKind::Train:
     if (Files.size() != 1)
-      return usageError("train takes exactly one triplets file");
-    if (Output.empty())
-      return usageError("train needs -o <vocab.json>");
+      return UsageError("train takes exactly one triplets file");
+    if (O.Output.empty())
+      return UsageError("train needs -o <vocab.json>");
     if (Distance == "L1" || Distance == "l1")
       Train.Distance = DistanceKind::L1;
     else if (Distance == "L2" || Distance == "l2")
       Train.Distance = DistanceKind::L2;
     else
-      return usageError("invalid --distance '" + Distance +
+      return UsageError("invalid --distance '" + Distance +
                         "'; expected L1 or L2");
     if (Train.Dimension > 65536)
-      return usageError("--dim must be at most 65536");
+      return UsageError("--dim must be at most 65536");
     if (Train.Dimension == 0 || Train.BatchSize == 0 || Train.Threads > 4096 ||
         !(Train.LearningRate > 0) || !(Train.Margin >= 0))
-      return usageError("--dim, --batch-size and --lr must be positive, "
+      return UsageError("--dim, --batch-size and --lr must be positive, "
                         "--margin not negative, -j at most 4096");
-    return runTrain(Files.front(), Output, Train, Quiet);
-  }
-  if (Cmd == "convert") {
+    return ParseResult::run(std::move(O));
+  case CommandKind::Convert:
     if (Files.size() != 1)
-      return usageError("convert takes exactly one vocabulary file");
-    if (Output.empty())
-      return usageError("convert needs -o <vocab.json>");
-    return runConvert(Files.front(), Output, Strict, Quiet);
+      return UsageError("convert takes exactly one vocabulary file");
+    if (O.Output.empty())
+      return UsageError("convert needs -o <vocab.json>");
+    return ParseResult::run(std::move(O));
+  case CommandKind::Validate:
+  case CommandKind::Diff:
+  case CommandKind::Stats:
+    break;
   }
   if (Files.empty())
-    return usageError("no vocabulary file given");
-  if (Cmd == "validate")
-    return runValidate(Files, Strict);
-  if (Strict)
-    return usageError("--strict applies to validate only");
-  if (Cmd == "diff") {
-    if (Files.size() != 2)
-      return usageError("diff takes exactly two vocabulary files");
-    return runDiff(Files[0], Files[1]);
+    return UsageError("no vocabulary file given");
+  if (O.Command == CommandKind::Validate)
+    return ParseResult::run(std::move(O));
+  if (O.Strict)
+    return UsageError("--strict applies to validate only");
+  if (O.Command == CommandKind::Diff && Files.size() != 2)
+    return UsageError("diff takes exactly two vocabulary files");
+  if (O.Command == CommandKind::Stats && Files.size() != 1)
+    return UsageError("stats takes exactly one vocabulary file");
+  return ParseResult::run(std::move(O));
+}
+
+static Error run(const VocabOptions &O) {
+  switch (O.Command) {
+  case CommandKind::Validate:
+    return runValidate(O.Files, O.Strict);
+  case CommandKind::Stats:
+    return runStats(O.Files.front());
+  case CommandKind::Diff:
+    return runDiff(O.Files[0], O.Files[1]);
+  case CommandKind::Train:
+    return runTrain(O.Files.front(), O.Output, O.Train, O.Quiet);
+  case CommandKind::Convert:
+    return runConvert(O.Files.front(), O.Output, O.Strict, O.Quiet);
   }
-  if (Files.size() != 1)
-    return usageError("stats takes exactly one vocabulary file");
-  return runStats(Files.front());
+  llvm_unreachable("unknown command");
 }
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
-  int Status = run(Argc, Argv);
-  if (Error E = irtk::support::takeStdoutError())
-    return inputError(std::move(E));
-  return Status;
+  return irtk::tools::runMain<VocabOptions>(
+      ToolName, parseCommandLine(Argc, Argv), run);
 }

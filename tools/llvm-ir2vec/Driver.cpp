@@ -226,7 +226,7 @@ static Expected<std::unique_ptr<Job>> createJob(const Options &O,
   }
   if (Error E = H.loadVocabulary(O))
     return E;
-  if (O.WriteStore) {
+  if (O.Format == FormatKind::Store) {
     Expected<std::unique_ptr<store::StoreWriter>> W =
         store::StoreWriter::create(O.Output, H.storeInfo(O));
     if (!W)
@@ -258,7 +258,7 @@ static Error runInputs(const Options &O, Job &J) {
   // garble it: auto shows none when the results go to the terminal.
   ProgressModeKind Mode = O.Progress;
   if (Mode == ProgressModeKind::Auto && O.Output == "-" &&
-      O.OpenKEDir.empty() && !O.WriteStore &&
+      O.OpenKEDir.empty() && O.Format != FormatKind::Store &&
       sys::Process::StandardOutIsDisplayed())
     Mode = ProgressModeKind::Never;
   ProgressLine Progress(errs(), Mode, Total,
@@ -295,7 +295,7 @@ static Error runInputs(const Options &O, Job &J) {
   if (Total > 0 && Failed == Total) {
     J.discard();
     // Each failure was reported as it was met; nothing more to say.
-    return createStringError(inconvertibleErrorCode(), "");
+    return tools::reportedError();
   }
   if (!O.FunctionName.empty() && Matched == 0) {
     J.discard();

@@ -125,7 +125,8 @@ private:
     ir2vec::EmbeddingOutputOptions EO;
     EO.Kind = O.Kind;
     EO.Level = O.Level;
-    EO.Format = O.Format;
+    EO.Format = O.Format == FormatKind::JSONL ? ir2vec::OutputFormatKind::JSONL
+                                              : ir2vec::OutputFormatKind::Text;
     EO.FunctionName = O.FunctionName;
     EO.ModuleName = displayName(Path);
     return EO;

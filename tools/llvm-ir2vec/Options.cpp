@@ -14,9 +14,11 @@
 
 #include "Options.h"
 
+#include "irtk/support/Version.h"
+
 #include "llvm/Support/FileSystem.h"
 
-#include <boost/program_options.hpp>
+#include "BoostCommandLine.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,8 +53,8 @@ static bool parseWeight(const std::string &S, float &Out) {
   return std::isfinite(Out);
 }
 
-const char *const VersionText =
-    "llvm-ir2vec (IR2Vec Toolkit) 0.1.0, compatible with LLVM 22\n";
+const char *const VersionText = "llvm-ir2vec (IR2Vec Toolkit) " IRTK_VERSION
+                                ", compatible with LLVM 22\n";
 
 ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   po::options_description Common("Options");
@@ -112,15 +114,8 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   std::map<std::string, std::string> Values;
   try {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    // No abbreviations: a prefix of an option name is not that option.
     po::parsed_options Parsed =
-        po::command_line_parser(Args)
-            .options(Common)
-            .positional(Positional)
-            .style((po::command_line_style::unix_style |
-                    po::command_line_style::allow_long_disguise) &
-                   ~po::command_line_style::allow_guessing)
-            .run();
+        tools::parseArguments(Args, Common, Positional);
     for (const po::option &Opt : Parsed.options) {
       if (Opt.string_key == "help")
         return Help();
@@ -185,15 +180,15 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
                                    "'; expected symbolic or flow-aware");
   O.Kind = *K;
   if (Format == "text")
-    O.Format = ir2vec::OutputFormatKind::Text;
+    O.Format = FormatKind::Text;
   else if (Format == "jsonl")
-    O.Format = ir2vec::OutputFormatKind::JSONL;
+    O.Format = FormatKind::JSONL;
   else if (Format == "npy")
-    O.WriteStore = true;
+    O.Format = FormatKind::Store;
   else
     return ParseResult::usageError("invalid --format '" + Format +
                                    "'; expected text, jsonl or npy");
-  if (O.WriteStore && O.Subcommand == SubcommandKind::Embeddings &&
+  if (O.Format == FormatKind::Store && O.Subcommand == SubcommandKind::Embeddings &&
       O.Output == "-")
     return ParseResult::usageError(
         "--format=npy writes a store directory; name it with -o <dir>");

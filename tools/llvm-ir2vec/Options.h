@@ -17,6 +17,7 @@
 #define IRTK_TOOLS_LLVMIR2VEC_OPTIONS_H
 
 #include "Progress.h"
+#include "ToolMain.h"
 #include "irtk/ir2vec/Output.h"
 
 #include "irtk/ir2vec/Entities.h"
@@ -27,6 +28,7 @@
 namespace irtk::cli {
 
 enum class SubcommandKind { Triplets, Entities, Embeddings };
+enum class FormatKind { Text, JSONL, Store };
 
 struct Options {
   SubcommandKind Subcommand = SubcommandKind::Embeddings;
@@ -37,10 +39,9 @@ struct Options {
   ir2vec::Weights Weights;
   ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
   ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
-  ir2vec::OutputFormatKind Format = ir2vec::OutputFormatKind::Text;
-  /// embeddings --format=npy: write a store directory (store/Store.h) at
-  /// Output instead of text.
-  bool WriteStore = false;
+  /// embeddings --format: text or JSON lines to Output, or a store directory
+  /// (store/Store.h) named by Output.
+  FormatKind Format = FormatKind::Text;
   /// 0: one per core.
   unsigned Threads = 0;
   /// triplets: drop triplets already written (across all inputs).
@@ -52,38 +53,7 @@ struct Options {
   ProgressModeKind Progress = ProgressModeKind::Auto;
 };
 
-class ParseResult {
-public:
-  enum StatusKind { Run, PrintAndExit, UsageError };
-
-  static ParseResult run(Options O) {
-    ParseResult R(Run);
-    R.Opts = std::move(O);
-    return R;
-  }
-  static ParseResult print(std::string Text) {
-    ParseResult R(PrintAndExit);
-    R.Text = std::move(Text);
-    return R;
-  }
-  static ParseResult usageError(std::string Msg) {
-    ParseResult R(UsageError);
-    R.Text = std::move(Msg);
-    return R;
-  }
-
-  StatusKind status() const { return Status; }
-  bool isUsageError() const { return Status == UsageError; }
-  /// Help/version text, or the usage error message.
-  const std::string &message() const { return Text; }
-  const Options &options() const { return Opts; }
-
-private:
-  explicit ParseResult(StatusKind S) : Status(S) {}
-  StatusKind Status;
-  std::string Text;
-  Options Opts;
-};
+using ParseResult = tools::ParseResult<Options>;
 
 ParseResult parseCommandLine(int Argc, const char *const *Argv);
 

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Registers irtk's analyses and passes with a PassBuilder and maps the
-/// plugin's -irtk-* options onto the option structs of the library:
+/// Maps the plugin's -irtk-* options onto the option structs of the
+/// libraries and lets each component register its passes:
 ///   opt -load-pass-plugin=IRTKPlugin.so -passes='print<irtk-ir2vec>' ...
 ///   clang -O2 -fpass-plugin=IRTKPlugin.so -mllvm -irtk-vocab-path=V
 ///         -mllvm -irtk-record-embeddings=out.jsonl
@@ -16,7 +16,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/Passes.h"
+#include "irtk/ir2vec/PassRegistration.h"
+#include "irtk/support/Version.h"
 
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
@@ -62,29 +63,16 @@ static cl::opt<bool> RecordMetadata(
              "metadata while compiling"),
     cl::cat(IRTKCategory));
 
-enum class PipelinePointKind { Start, OptimizerEarly, OptimizerLast };
-static cl::opt<PipelinePointKind> RecordPoint(
-    "irtk-record-point", cl::init(PipelinePointKind::OptimizerLast),
+static cl::opt<RecordPointKind> RecordPoint(
+    "irtk-record-point", cl::init(RecordPointKind::OptimizerLast),
     cl::desc("Where in the default pipeline embeddings are recorded"),
-    cl::values(clEnumValN(PipelinePointKind::Start, "pipeline-start",
+    cl::values(clEnumValN(RecordPointKind::PipelineStart, "pipeline-start",
                           "Before any optimization"),
-               clEnumValN(PipelinePointKind::OptimizerEarly, "optimizer-early",
+               clEnumValN(RecordPointKind::OptimizerEarly, "optimizer-early",
                           "After simplification, before the optimizer"),
-               clEnumValN(PipelinePointKind::OptimizerLast, "optimizer-last",
+               clEnumValN(RecordPointKind::OptimizerLast, "optimizer-last",
                           "At the end of the optimizer")),
     cl::cat(IRTKCategory));
-
-static StringRef pipelinePointName(PipelinePointKind P) {
-  switch (P) {
-  case PipelinePointKind::Start:
-    return "pipeline-start";
-  case PipelinePointKind::OptimizerEarly:
-    return "optimizer-early";
-  case PipelinePointKind::OptimizerLast:
-    return "optimizer-last";
-  }
-  llvm_unreachable("unknown pipeline point");
-}
 
 /// The file this plugin was loaded from, for finding the default vocabulary
 /// beside it.
@@ -95,98 +83,28 @@ static std::string pluginPath() {
   return Info.dli_fname;
 }
 
-static VocabOptions vocabOptions() {
-  VocabOptions O;
-  O.Path = VocabPath;
+/// The ir2vec options as the command line now sets them.
+static PassOptions ir2vecOptions() {
+  PassOptions O;
+  O.Vocab.Path = VocabPath;
   if (std::string Self = pluginPath(); !Self.empty())
-    O.DefaultPath = irtk::ir2vec::defaultVocabularyPath(Self);
-  O.Weights.Opcode = OpcWeight;
-  O.Weights.Type = TypeWeight;
-  O.Weights.Argument = ArgWeight;
-  return O;
-}
-
-static RecorderOptions recorderOptions(PipelinePointKind Point) {
-  RecorderOptions O;
+    O.Vocab.DefaultPath = defaultVocabularyPath(Self);
+  O.Vocab.Weights.Opcode = OpcWeight;
+  O.Vocab.Weights.Type = TypeWeight;
+  O.Vocab.Weights.Argument = ArgWeight;
   O.Kind = Kind;
-  O.OutputPath = RecordFile;
-  O.AttachMetadata = RecordMetadata;
-  O.PipelinePoint = pipelinePointName(Point).str();
+  O.RecordFile = RecordFile;
+  O.RecordMetadata = RecordMetadata;
+  O.RecordPoint = RecordPoint;
   return O;
 }
 
-static bool recordingRequested() {
-  return !RecordFile.empty() || RecordMetadata;
-}
-
+/// Each component registers its own passes; the plugin only combines them.
 static void registerCallbacks(PassBuilder &PB) {
-  PB.registerAnalysisRegistrationCallback([](ModuleAnalysisManager &MAM) {
-    MAM.registerPass([] { return VocabAnalysis(vocabOptions()); });
-  });
-  PB.registerAnalysisRegistrationCallback([](FunctionAnalysisManager &FAM) {
-    FAM.registerPass([] { return FunctionEmbeddingAnalysis(Kind); });
-  });
-
-  PB.registerPipelineParsingCallback(
-      [](StringRef Name, ModulePassManager &MPM,
-         ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name == "print<irtk-ir2vec>") {
-          MPM.addPass(EmbeddingPrinterPass(errs(), Kind));
-          return true;
-        }
-        if (Name == "print<irtk-ir2vec-vocab>") {
-          MPM.addPass(VocabPrinterPass(errs()));
-          return true;
-        }
-        if (Name == "irtk-record-embeddings") {
-          RecorderOptions O = recorderOptions(PipelinePointKind::Start);
-          O.PipelinePoint = "explicit";
-          MPM.addPass(EmbeddingRecorderPass(O));
-          return true;
-        }
-        if (Name == "require<irtk-vocab>") {
-          MPM.addPass(RequireAnalysisPass<VocabAnalysis, Module>());
-          return true;
-        }
-        if (Name == "invalidate<irtk-vocab>") {
-          MPM.addPass(InvalidateAnalysisPass<VocabAnalysis>());
-          return true;
-        }
-        return false;
-      });
-  PB.registerPipelineParsingCallback(
-      [](StringRef Name, FunctionPassManager &FPM,
-         ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name == "require<irtk-function-embedding>") {
-          FPM.addPass(
-              RequireAnalysisPass<FunctionEmbeddingAnalysis, Function>());
-          return true;
-        }
-        return false;
-      });
-
-  // Recording during a normal -O build: only when asked, at one point.
-  PB.registerPipelineStartEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel) {
-        if (recordingRequested() && RecordPoint == PipelinePointKind::Start)
-          MPM.addPass(
-              EmbeddingRecorderPass(recorderOptions(PipelinePointKind::Start)));
-      });
-  PB.registerOptimizerEarlyEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
-        if (recordingRequested() &&
-            RecordPoint == PipelinePointKind::OptimizerEarly)
-          MPM.addPass(EmbeddingRecorderPass(
-              recorderOptions(PipelinePointKind::OptimizerEarly)));
-      });
-  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM,
-                                        OptimizationLevel, ThinOrFullLTOPhase) {
-    if (recordingRequested() && RecordPoint == PipelinePointKind::OptimizerLast)
-      MPM.addPass(EmbeddingRecorderPass(
-          recorderOptions(PipelinePointKind::OptimizerLast)));
-  });
+  irtk::ir2vec::registerPasses(PB, ir2vecOptions);
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "IR2VecToolkit", "0.1.0", registerCallbacks};
+  return {LLVM_PLUGIN_API_VERSION, "IR2VecToolkit", IRTK_VERSION,
+          registerCallbacks};
 }

@@ -26,6 +26,7 @@
 #include "irtk/ir2vec/ModuleLoader.h"
 #include "irtk/ir2vec/Walk.h"
 #include "irtk/support/ParallelMap.h"
+#include "irtk/support/Version.h"
 #include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/IR/LLVMContext.h"

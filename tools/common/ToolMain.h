@@ -1,0 +1,98 @@
+//===- ToolMain.h - What every irtk command-line tool shares ----*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// One shape for every tool's main: parse the command line into an options
+/// struct (a usage error is one line and exit status 2; --help and
+/// --version print and exit 0), then run it, which returns an llvm::Error
+/// (one line and exit status 1). A run that has already reported its
+/// problems line by line (several bad inputs of a corpus) returns
+/// reportedError(): exit status 1 and no further line. Standard output is
+/// checked last, so a full disk or closed pipe is an error, not an abort.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_TOOLS_COMMON_TOOLMAIN_H
+#define IRTK_TOOLS_COMMON_TOOLMAIN_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <utility>
+
+namespace irtk::tools {
+
+enum ExitStatus : int { ExitSuccess = 0, ExitFailure = 1, ExitUsage = 2 };
+
+/// The error of a run whose problems were each reported as they were met.
+llvm::Error reportedError();
+
+/// What parsing a command line gave: options to run, text to print (help,
+/// version), or a usage error.
+template <typename OptionsT> class ParseResult {
+public:
+  enum StatusKind { Run, PrintAndExit, UsageError };
+
+  static ParseResult run(OptionsT O) {
+    ParseResult R(Run);
+    R.Opts = std::move(O);
+    return R;
+  }
+  static ParseResult print(std::string Text) {
+    ParseResult R(PrintAndExit);
+    R.Text = std::move(Text);
+    return R;
+  }
+  static ParseResult usageError(std::string Msg) {
+    ParseResult R(UsageError);
+    R.Text = std::move(Msg);
+    return R;
+  }
+
+  StatusKind status() const { return Status; }
+  bool isUsageError() const { return Status == UsageError; }
+  /// Help or version text, or the usage error message.
+  const std::string &message() const { return Text; }
+  const OptionsT &options() const { return Opts; }
+
+private:
+  explicit ParseResult(StatusKind S) : Status(S) {}
+  StatusKind Status;
+  std::string Text;
+  OptionsT Opts;
+};
+
+/// Prints \p Message as "<tool>: error: <message>" and returns ExitUsage.
+int usageExit(llvm::StringRef ToolName, llvm::StringRef Message);
+/// Prints text to standard output and returns ExitSuccess (or ExitFailure
+/// when standard output cannot be written).
+int printExit(llvm::StringRef ToolName, llvm::StringRef Text);
+/// Reports \p E (nothing for success or reportedError()), checks standard
+/// output, and returns the exit status.
+int finishExit(llvm::StringRef ToolName, llvm::Error E);
+
+/// The whole of a tool's main after llvm::InitLLVM.
+template <typename OptionsT>
+int runMain(llvm::StringRef ToolName, const ParseResult<OptionsT> &R,
+            llvm::function_ref<llvm::Error(const OptionsT &)> Run) {
+  switch (R.status()) {
+  case ParseResult<OptionsT>::UsageError:
+    return usageExit(ToolName, R.message());
+  case ParseResult<OptionsT>::PrintAndExit:
+    return printExit(ToolName, R.message());
+  case ParseResult<OptionsT>::Run:
+    break;
+  }
+  return finishExit(ToolName, Run(R.options()));
+}
+
+} // namespace irtk::tools
+
+#endif // IRTK_TOOLS_COMMON_TOOLMAIN_H
