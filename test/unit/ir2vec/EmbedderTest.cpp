@@ -12,7 +12,8 @@
 /// ids it adds and the second counts them: Add=12, Ret=0, Br=1, PHI=55,
 /// Call=56, Load=31, ICmp=53, FCmp=54, IntegerTy=74, VoidTy=69,
 /// Function=80, Pointer=81, Constant=82, Variable=83, FCMP_olt=88,
-/// ICMP_sgt=106 (UPSTREAM.md a).
+/// ICMP_sgt=106 (llvm::ir2vec::Vocabulary::getIndex in llvm/Analysis/IR2Vec.h;
+/// EntitiesTest checks them).
 ///
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,8 @@
 ///
 /// \file
 /// The entity ids and names must be LLVM 22's: the expected ids below are
-/// the ones upstream's `llvm-ir2vec entities` prints (UPSTREAM.md, a).
+/// the ones upstream's `llvm-ir2vec entities` prints (the layout of
+/// llvm::ir2vec::Vocabulary in llvm/Analysis/IR2Vec.h).
 ///
 //===----------------------------------------------------------------------===//
 

@@ -7,7 +7,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The expected triplets of @add are upstream LLVM 22's (UPSTREAM.md d).
+/// The expected triplets of @add are upstream LLVM 22's (`llvm-ir2vec
+/// triplets` in LLVM 22, llvm/tools/llvm-ir2vec/).
 ///
 //===----------------------------------------------------------------------===//
 

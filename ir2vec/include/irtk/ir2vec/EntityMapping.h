@@ -8,7 +8,9 @@
 ///
 /// \file
 /// Which vocabulary entity an opcode, a type, an operand or a comparison
-/// predicate stands for, with LLVM 22's rules (UPSTREAM.md section a).
+/// predicate stands for, with LLVM 22's rules: llvm::ir2vec::Vocabulary's
+/// getIndex overloads, getCanonicalTypeID and getOperandKind
+/// (llvm/Analysis/IR2Vec.h, llvm/lib/Analysis/IR2Vec.cpp).
 ///
 //===----------------------------------------------------------------------===//
 
