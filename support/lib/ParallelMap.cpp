@@ -50,12 +50,14 @@ bool runOrdered(size_t N, const ParallelMapOptions &Opts, size_t Window,
   std::vector<char> Ready(Window, 0);
   size_t Next = 0, Consumed = 0;
   bool Stop = false;
+  // Whether an item may start now: there is one, and it is within the
+  // window of the consumer.
+  auto CanStart = [&] { return !Stop && Next < N && Next - Consumed < Window; };
 
   auto Worker = [&] {
     std::unique_lock<std::mutex> Lock(M);
     for (;;) {
-      WorkerCV.wait(
-          Lock, [&] { return Stop || Next >= N || Next - Consumed < Window; });
+      WorkerCV.wait(Lock, [&] { return Stop || Next >= N || CanStart(); });
       if (Stop || Next >= N)
         return;
       size_t I = Next++;
@@ -66,42 +68,53 @@ bool runOrdered(size_t N, const ParallelMapOptions &Opts, size_t Window,
       ConsumerCV.notify_one();
     }
   };
+  // The calling thread is one of the workers unless it must stay free to
+  // poll: with one thread the map then runs without any other thread.
+  const unsigned Threads = parallelMapThreads(Opts, N);
+  const bool CallerWorks = !Opts.Poll;
   std::vector<std::thread> Pool;
-  unsigned Threads = parallelMapThreads(Opts, N);
-  for (unsigned T = 0; T < Threads; ++T)
+  for (unsigned T = CallerWorks ? 1 : 0; T < Threads; ++T)
     Pool.emplace_back(Worker);
 
   bool Completed = true;
-  for (size_t C = 0; C < N; ++C) {
-    const size_t S = C % Window;
-    std::unique_lock<std::mutex> Lock(M);
-    if (Opts.Poll) {
-      while (!ConsumerCV.wait_for(Lock, Opts.PollInterval,
-                                  [&] { return Ready[S] != 0; })) {
-        Lock.unlock();
-        bool Go = Opts.Poll();
-        Lock.lock();
-        if (!Go) {
-          Completed = false;
-          break;
-        }
-      }
-      if (!Completed)
-        break;
-    } else {
-      ConsumerCV.wait(Lock, [&] { return Ready[S] != 0; });
+  std::unique_lock<std::mutex> Lock(M);
+  while (Consumed < N) {
+    const size_t S = Consumed % Window;
+    if (Ready[S]) {
+      Lock.unlock();
+      Consume(Consumed, S);
+      Lock.lock();
+      Ready[S] = 0;
+      ++Consumed;
+      WorkerCV.notify_all();
+      continue;
     }
+    if (CallerWorks && CanStart()) {
+      size_t I = Next++;
+      Lock.unlock();
+      Run(I, I % Window);
+      Lock.lock();
+      Ready[I % Window] = 1;
+      continue;
+    }
+    if (!Opts.Poll) {
+      ConsumerCV.wait(
+          Lock, [&] { return Ready[S] != 0 || (CallerWorks && CanStart()); });
+      continue;
+    }
+    if (ConsumerCV.wait_for(Lock, Opts.PollInterval,
+                            [&] { return Ready[S] != 0; }))
+      continue;
     Lock.unlock();
-    Consume(C, S);
+    bool Go = Opts.Poll();
     Lock.lock();
-    Ready[S] = 0;
-    ++Consumed;
-    WorkerCV.notify_all();
+    if (!Go) {
+      Completed = false;
+      break;
+    }
   }
-  {
-    std::lock_guard<std::mutex> Lock(M);
-    Stop = true;
-  }
+  Stop = true;
+  Lock.unlock();
   WorkerCV.notify_all();
   for (std::thread &T : Pool)
     T.join();

@@ -95,6 +95,41 @@ TEST(ParallelMapTest, PollStopsTheMap) {
   EXPECT_LT(Consumed, 100u);
 }
 
+TEST(ParallelMapTest, OneThreadIsTheCallingThread) {
+  ParallelMapOptions O;
+  O.Threads = 1;
+  const std::thread::id Caller = std::this_thread::get_id();
+  bool AllOnCaller = true;
+  std::vector<size_t> Seen;
+  orderedParallelMap(
+      20, O,
+      [&](size_t I) {
+        AllOnCaller &= std::this_thread::get_id() == Caller;
+        return I;
+      },
+      [&](size_t I, size_t &) { Seen.push_back(I); });
+  EXPECT_TRUE(AllOnCaller);
+  EXPECT_EQ(Seen.size(), 20u);
+}
+
+TEST(ParallelMapTest, CallerWorksBesideTheWorkers) {
+  ParallelMapOptions O;
+  O.Threads = 2;
+  const std::thread::id Caller = std::this_thread::get_id();
+  std::atomic<unsigned> OnCaller{0}, Elsewhere{0};
+  orderedParallelMap(
+      200, O,
+      [&](size_t I) {
+        (std::this_thread::get_id() == Caller ? OnCaller : Elsewhere)++;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        return I;
+      },
+      [&](size_t, size_t &) {});
+  EXPECT_EQ(OnCaller + Elsewhere, 200u);
+  EXPECT_GT(OnCaller.load(), 0u);
+  EXPECT_GT(Elsewhere.load(), 0u);
+}
+
 TEST(ParallelMapTest, NoItems) {
   bool Called = false;
   EXPECT_TRUE(orderedParallelMap(

@@ -11,6 +11,9 @@
 /// threads and hands the results, in item order, to a consumer on the
 /// calling thread, as soon as each is ready: corpus tools print or store
 /// results in input order while later inputs are still being processed.
+/// The calling thread works on items too, between results, so that one
+/// thread runs the map with no other thread and N threads use N - 1 more;
+/// only a map that polls keeps the calling thread free to poll.
 /// Workers run at most a window of items ahead of the consumer, so few
 /// results wait in memory however large the corpus; waiting threads sleep,
 /// they do not spin.
@@ -43,7 +46,8 @@ struct ParallelMapOptions {
   /// Called on the calling thread at least every PollInterval while it waits
   /// for a result; when it returns false the map stops: no new item starts,
   /// running ones finish and are dropped, and orderedParallelMap returns
-  /// false.
+  /// false. With a poll function the calling thread only consumes and polls,
+  /// and Threads worker threads do the work.
   std::function<bool()> Poll;
   std::chrono::milliseconds PollInterval{100};
 };
