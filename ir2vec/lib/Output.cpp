@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Output.h"
+#include "irtk/ir2vec/StoreRows.h"
 #include "irtk/ir2vec/Triplets.h"
 #include "irtk/support/Format.h"
 
@@ -75,17 +76,8 @@ public:
     Demangled = demangle(F.getName());
   }
   void record(const EmbeddingRecord &R) override {
-    JSONObjectWriter W(OS);
-    W.string("module", Opts.ModuleName)
-        .string("function", R.F->getName())
-        .string("demangled", Demangled)
-        .string("level", levelName(R.Level))
-        .string("kind", embeddingKindName(Opts.Kind));
-    if (R.Level != LevelKind::Function)
-      W.string("block", R.BB->getName()).number("block_index", R.BlockIndex);
-    if (R.Level == LevelKind::Instruction)
-      W.number("inst_index", R.InstIndex).string("inst", R.InstText.ltrim(' '));
-    W.vector("embedding", R.Vector);
+    store::writeEmbeddingLine(siteOf(R, Opts.ModuleName, Demangled),
+                              embeddingKindName(Opts.Kind), R.Vector, OS);
   }
 
 private:

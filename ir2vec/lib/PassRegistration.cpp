@@ -42,7 +42,8 @@ static void addRecorderAt(ModulePassManager &MPM, const PassOptions &O,
                           RecordPointKind Point) {
   if ((O.RecordFile.empty() && !O.RecordMetadata) || O.RecordPoint != Point)
     return;
-  MPM.addPass(EmbeddingRecorderPass(recorderOptions(O, recordPointName(Point))));
+  MPM.addPass(
+      EmbeddingRecorderPass(recorderOptions(O, recordPointName(Point))));
 }
 
 void registerPasses(PassBuilder &PB, std::function<PassOptions()> Options) {
@@ -50,11 +51,10 @@ void registerPasses(PassBuilder &PB, std::function<PassOptions()> Options) {
       [Options](ModuleAnalysisManager &MAM) {
         MAM.registerPass([&] { return VocabAnalysis(Options().Vocab); });
       });
-  PB.registerAnalysisRegistrationCallback(
-      [Options](FunctionAnalysisManager &FAM) {
-        FAM.registerPass(
-            [&] { return FunctionEmbeddingAnalysis(Options().Kind); });
-      });
+  PB.registerAnalysisRegistrationCallback([Options](
+                                              FunctionAnalysisManager &FAM) {
+    FAM.registerPass([&] { return FunctionEmbeddingAnalysis(Options().Kind); });
+  });
 
   PB.registerPipelineParsingCallback(
       [Options](StringRef Name, ModulePassManager &MPM,

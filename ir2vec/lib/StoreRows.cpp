@@ -67,38 +67,29 @@ Expected<StoreSettings> readStoreSettings(const store::StoreInfo &Info,
   return S;
 }
 
+store::IndexRecord siteOf(const EmbeddingRecord &E, StringRef Module,
+                          StringRef Demangled) {
+  return store::makeIndexRecord(E.Level, Module, E.F->getName(), Demangled,
+                                E.BB ? E.BB->getName() : "", E.BlockIndex,
+                                E.InstIndex, E.InstText.ltrim(' '));
+}
+
 namespace {
 class RowSink : public EmbeddingSink {
 public:
   RowSink(const EmbeddingOutputOptions &Opts, store::RowBatch &Out)
-      : Opts(Opts), Out(Out), Level(levelName(Opts.Level).str()) {}
+      : Opts(Opts), Out(Out) {}
   void beginFunction(const Function &F) override {
     Demangled = demangle(F.getName());
   }
   void record(const EmbeddingRecord &E) override {
-    for (double D : E.Vector)
-      Out.Values.push_back(static_cast<float>(D));
-    store::IndexRecord R;
-    R.Row = Out.Records.size();
-    R.Module = Opts.ModuleName;
-    R.Function = E.F->getName().str();
-    R.Demangled = Demangled;
-    R.Level = Level;
-    if (E.Level != LevelKind::Function) {
-      R.Block = E.BB->getName().str();
-      R.BlockIndex = E.BlockIndex;
-    }
-    if (E.Level == LevelKind::Instruction) {
-      R.InstIndex = E.InstIndex;
-      R.Inst = E.InstText.ltrim(' ').str();
-    }
-    Out.Records.push_back(std::move(R));
+    Out.append(E.Vector, siteOf(E, Opts.ModuleName, Demangled));
   }
 
 private:
   const EmbeddingOutputOptions &Opts;
   store::RowBatch &Out;
-  std::string Level, Demangled;
+  std::string Demangled;
 };
 } // namespace
 

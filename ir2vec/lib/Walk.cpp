@@ -29,28 +29,6 @@ using namespace llvm;
 
 namespace irtk::ir2vec {
 
-std::optional<LevelKind> parseLevel(StringRef S) {
-  if (S == "inst")
-    return LevelKind::Instruction;
-  if (S == "bb")
-    return LevelKind::BasicBlock;
-  if (S == "func")
-    return LevelKind::Function;
-  return std::nullopt;
-}
-
-StringRef levelName(LevelKind L) {
-  switch (L) {
-  case LevelKind::Instruction:
-    return "inst";
-  case LevelKind::BasicBlock:
-    return "bb";
-  case LevelKind::Function:
-    return "func";
-  }
-  llvm_unreachable("unknown level");
-}
-
 bool functionMatches(const Function &F, StringRef Name) {
   if (F.getName() == Name)
     return true;

@@ -34,11 +34,34 @@ bool IndexRecord::operator==(const IndexRecord &O) const {
                   O.BlockIndex, O.InstIndex, O.Inst);
 }
 
-void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W) {
+IndexRecord makeIndexRecord(support::LevelKind L, StringRef Module,
+                            StringRef Function, StringRef Demangled,
+                            StringRef Block, uint64_t BlockIndex,
+                            uint64_t InstIndex, StringRef Inst) {
+  IndexRecord R;
+  R.Module = Module.str();
+  R.Function = Function.str();
+  R.Demangled = Demangled.str();
+  R.Level = support::levelName(L).str();
+  if (L != support::LevelKind::Function) {
+    R.Block = Block.str();
+    R.BlockIndex = BlockIndex;
+  }
+  if (L == support::LevelKind::Instruction) {
+    R.InstIndex = InstIndex;
+    R.Inst = Inst.str();
+  }
+  return R;
+}
+
+void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W,
+                      StringRef Kind) {
   W.string("module", R.Module)
       .string("function", R.Function)
       .string("demangled", R.Demangled)
       .string("level", R.Level);
+  if (!Kind.empty())
+    W.string("kind", Kind);
   if (R.Block)
     W.string("block", *R.Block);
   if (R.BlockIndex)
@@ -47,6 +70,13 @@ void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W) {
     W.number("inst_index", *R.InstIndex);
   if (R.Inst)
     W.string("inst", *R.Inst);
+}
+
+void writeEmbeddingLine(const IndexRecord &Site, StringRef Kind,
+                        ArrayRef<double> Embedding, raw_ostream &OS) {
+  support::JSONObjectWriter W(OS);
+  writeIndexFields(Site, W, Kind);
+  W.vector("embedding", Embedding);
 }
 
 void writeIndexRecord(const IndexRecord &R, raw_ostream &OS) {

@@ -17,6 +17,7 @@
 #include "irtk/store/Store.h"
 
 #include "irtk/support/JSON.h"
+#include "irtk/support/Level.h"
 #include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -95,7 +96,7 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
                                 "'; expected float32");
   }
   std::optional<StringRef> Level = O->getString("level");
-  if (!Level || (*Level != "func" && *Level != "bb" && *Level != "inst"))
+  if (!Level || !support::parseLevel(*Level))
     return storeError(Name, "\"level\" is not func, bb or inst");
   Info.Level = Level->str();
   std::optional<StringRef> Kind = O->getString("kind");
@@ -120,6 +121,13 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
   if (std::optional<StringRef> Tool = O->getString("tool"))
     Info.Tool = Tool->str();
   return Info;
+}
+
+void RowBatch::append(ArrayRef<double> V, IndexRecord Site) {
+  for (double D : V)
+    Values.push_back(static_cast<float>(D));
+  Site.Row = Records.size();
+  Records.push_back(std::move(Site));
 }
 
 std::optional<double> StoreInfo::weight(StringRef Name) const {

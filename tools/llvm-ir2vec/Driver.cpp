@@ -117,7 +117,8 @@ private:
 /// depends on every input, so the lines wait in a spool file.
 class TripletsJob : public Job {
 public:
-  TripletsJob(const Options &O, ModeHandler &H) : O(O), H(H) {}
+  TripletsJob(const Options &O, ModeHandler &H)
+      : O(O), H(H), MaxRelation(H.minMaxRelation()) {}
   ~TripletsJob() override {
     Spool.reset();
     if (!SpoolPath.empty())
@@ -211,7 +212,7 @@ private:
   std::unique_ptr<raw_fd_ostream> Spool;
   vocab::TripletDeduplicator Dedup;
   size_t Lines = 0;
-  unsigned MaxRelation = 1;
+  unsigned MaxRelation;
 };
 
 } // namespace
@@ -224,8 +225,6 @@ static Expected<std::unique_ptr<Job>> createJob(const Options &O,
       return E;
     return std::unique_ptr<Job>(std::move(J));
   }
-  if (Error E = H.loadVocabulary(O))
-    return E;
   if (O.Format == FormatKind::Store) {
     Expected<std::unique_ptr<store::StoreWriter>> W =
         store::StoreWriter::create(O.Output, H.storeInfo(O));
@@ -242,15 +241,10 @@ static Expected<std::unique_ptr<Job>> createJob(const Options &O,
       std::make_unique<EmbeddingsJob>(O, H, std::move(*Out)));
 }
 
-/// Runs \p J over the inputs of \p O.
-static Error runInputs(const Options &O, Job &J) {
-  // A corpus whose description cannot be read counts as one failed input.
-  unsigned Failed = 0;
-  std::vector<std::string> Inputs =
-      support::expandInputs(O.Inputs, [&](Error E) {
-        WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
-        ++Failed;
-      });
+/// Runs \p J over \p Inputs; \p Failed inputs failed before (corpus
+/// descriptions that could not be read).
+static Error runInputs(const Options &O, ArrayRef<std::string> Inputs,
+                       unsigned Failed, Job &J) {
   const size_t N = Inputs.size();
   const unsigned Total = N + Failed;
 
@@ -313,7 +307,18 @@ static Error runInputs(const Options &O, Job &J) {
 }
 
 Error run(const Options &O) {
-  std::unique_ptr<ModeHandler> H = createIRModeHandler();
+  std::unique_ptr<ModeHandler> H =
+      O.Mode == ModeKind::MIR ? createMIRModeHandler() : createIRModeHandler();
+  // A corpus whose description cannot be read counts as one failed input.
+  unsigned Failed = 0;
+  std::vector<std::string> Inputs =
+      support::expandInputs(O.Inputs, [&](Error E) {
+        WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
+        ++Failed;
+      });
+  if (Error E =
+          H->prepare(O, Inputs, O.Subcommand == SubcommandKind::Embeddings))
+    return E;
   if (O.Subcommand == SubcommandKind::Entities)
     return support::writeOutputFile(O.Output, [&](raw_ostream &OS) {
       H->writeEntities(OS);
@@ -322,7 +327,7 @@ Error run(const Options &O) {
   Expected<std::unique_ptr<Job>> J = createJob(O, *H);
   if (!J)
     return J.takeError();
-  return runInputs(O, **J);
+  return runInputs(O, Inputs, Failed, **J);
 }
 
 } // namespace irtk::cli

@@ -45,7 +45,12 @@ public:
     ir2vec::writeRelations(MaxRelation, OS);
   }
 
-  Error loadVocabulary(const Options &O) override {
+  unsigned minMaxRelation() const override { return ir2vec::NextRelation; }
+
+  Error prepare(const Options &O, ArrayRef<std::string>,
+                bool NeedVocabulary) override {
+    if (!NeedVocabulary)
+      return Error::success();
     Expected<vocab::Vocabulary> VOrErr =
         ir2vec::loadVocabulary(O.VocabPath, O.Weights);
     if (!VOrErr)

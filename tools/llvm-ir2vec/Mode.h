@@ -23,6 +23,7 @@
 #include "irtk/store/Store.h"
 #include "irtk/vocab/Triplets.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -73,12 +74,19 @@ class ModeHandler {
 public:
   virtual ~ModeHandler();
 
+  /// Before any input is processed: what every input needs (the vocabulary
+  /// when \p NeedVocabulary, the layout of the target for machine IR,
+  /// found from \p Inputs when the options do not name it).
+  virtual llvm::Error prepare(const Options &O,
+                              llvm::ArrayRef<std::string> Inputs,
+                              bool NeedVocabulary) = 0;
   /// entities: entity2id's lines, the count first.
   virtual void writeEntities(llvm::raw_ostream &OS) = 0;
   /// triplets --openke-dir: relation2id's lines up to \p MaxRelation.
   virtual void writeRelations(unsigned MaxRelation, llvm::raw_ostream &OS) = 0;
-  /// embeddings: loads the vocabulary, once, before any input.
-  virtual llvm::Error loadVocabulary(const Options &O) = 0;
+  /// The MAX_RELATION of triplets without operands (LLVM IR: 1, Next;
+  /// machine IR: 0, Next).
+  virtual unsigned minMaxRelation() const = 0;
   /// embeddings --format=npy: the store's description.
   virtual store::StoreInfo storeInfo(const Options &O) = 0;
 
@@ -92,6 +100,8 @@ public:
 
 /// --mode=llvm: LLVM IR, textual or bitcode.
 std::unique_ptr<ModeHandler> createIRModeHandler();
+/// --mode=mir: machine IR in .mir files.
+std::unique_ptr<ModeHandler> createMIRModeHandler();
 
 } // namespace irtk::cli
 

@@ -53,8 +53,8 @@ static bool parseWeight(const std::string &S, float &Out) {
   return std::isfinite(Out);
 }
 
-const char *const VersionText = "llvm-ir2vec (IR2Vec Toolkit) " IRTK_VERSION
-                                ", compatible with LLVM 22\n";
+const char *const VersionText =
+    "llvm-ir2vec (IR2Vec Toolkit) " IRTK_VERSION ", compatible with LLVM 22\n";
 
 ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   po::options_description Common("Options");
@@ -66,7 +66,7 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ("help,h", "Display available options")
     ("version", "Display the version of this program")
     ("output,o", Text(), "Output filename ('-' for standard output, the default)")
-    ("mode", Text(), "Tool operation mode: llvm (LLVM IR, the default); mir is not supported yet")
+    ("mode", Text(), "Tool operation mode: llvm (LLVM IR, the default) or mir (machine IR, .mir files)")
     ("level", Text(), "Embedding generation level: inst, bb or func (default)")
     ("function", Text(), "Process this function only (symbol or demangled name)")
     ("format", Text(), "Output format of embeddings: text (upstream's, the default), jsonl, or npy (a store directory named by -o)")
@@ -80,6 +80,12 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ("ir2vec-opc-weight", Text(), "Weight for opcode embeddings (default 1.0)")
     ("ir2vec-type-weight", Text(), "Weight for type embeddings (default 0.5)")
     ("ir2vec-arg-weight", Text(), "Weight for argument embeddings (default 0.2)")
+    ("mir2vec-vocab-path", Text(), "Path to the vocabulary file for MIR2Vec")
+    ("mir2vec-kind", Text(), "MIR2Vec embedding kind: symbolic (the only one)")
+    ("mir2vec-opc-weight", Text(), "Weight for machine opcode embeddings (default 1.0)")
+    ("mir2vec-common-operand-weight", Text(), "Weight for common operand embeddings (default 1.0)")
+    ("mir2vec-reg-operand-weight", Text(), "Weight for register operand embeddings (default 1.0)")
+    ("mtriple", Text(), "--mode=mir: the target triple, instead of the inputs' own")
     ("input", po::value<std::vector<std::string>>(), "Input files ('-' for standard input, the default)");
   // clang-format on
   po::positional_options_description Positional;
@@ -114,8 +120,7 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   std::map<std::string, std::string> Values;
   try {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    po::parsed_options Parsed =
-        tools::parseArguments(Args, Common, Positional);
+    po::parsed_options Parsed = tools::parseArguments(Args, Common, Positional);
     for (const po::option &Opt : Parsed.options) {
       if (Opt.string_key == "help")
         return Help();
@@ -164,11 +169,17 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   }
 
   if (Mode == "mir")
-    return ParseResult::usageError(
-        "--mode=mir is not supported yet; only LLVM IR (--mode=llvm)");
-  if (Mode != "llvm")
+    O.Mode = ModeKind::MIR;
+  else if (Mode != "llvm")
     return ParseResult::usageError("invalid --mode '" + Mode +
                                    "'; expected llvm or mir");
+  O.MIRVocabPath = Get("mir2vec-vocab-path", "");
+  O.MTriple = Get("mtriple", "");
+  if (std::string MK = Get("mir2vec-kind", "symbolic"); MK != "symbolic")
+    return ParseResult::usageError("invalid --mir2vec-kind '" + MK +
+                                   "'; expected symbolic");
+  if (!O.MTriple.empty() && O.Mode != ModeKind::MIR)
+    return ParseResult::usageError("--mtriple applies to --mode=mir only");
   std::optional<ir2vec::LevelKind> L = ir2vec::parseLevel(Level);
   if (!L)
     return ParseResult::usageError("invalid --level '" + Level +
@@ -188,8 +199,8 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   else
     return ParseResult::usageError("invalid --format '" + Format +
                                    "'; expected text, jsonl or npy");
-  if (O.Format == FormatKind::Store && O.Subcommand == SubcommandKind::Embeddings &&
-      O.Output == "-")
+  if (O.Format == FormatKind::Store &&
+      O.Subcommand == SubcommandKind::Embeddings && O.Output == "-")
     return ParseResult::usageError(
         "--format=npy writes a store directory; name it with -o <dir>");
   if (Progress == "auto")
@@ -201,11 +212,18 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   else
     return ParseResult::usageError("invalid --progress '" + Progress +
                                    "'; expected auto, always or never");
+  std::string MOpcW = Get("mir2vec-opc-weight", ""),
+              MCommonW = Get("mir2vec-common-operand-weight", ""),
+              MRegW = Get("mir2vec-reg-operand-weight", "");
   for (auto [Name, Text, Slot] :
        {std::tuple<const char *, std::string *, float *>{
             "--ir2vec-opc-weight", &OpcW, &O.Weights.Opcode},
         {"--ir2vec-type-weight", &TypeW, &O.Weights.Type},
-        {"--ir2vec-arg-weight", &ArgW, &O.Weights.Argument}})
+        {"--ir2vec-arg-weight", &ArgW, &O.Weights.Argument},
+        {"--mir2vec-opc-weight", &MOpcW, &O.MIRWeights.Opcode},
+        {"--mir2vec-common-operand-weight", &MCommonW,
+         &O.MIRWeights.CommonOperand},
+        {"--mir2vec-reg-operand-weight", &MRegW, &O.MIRWeights.Register}})
     if (!Text->empty() && !parseWeight(*Text, *Slot))
       return ParseResult::usageError("invalid " + std::string(Name) + " '" +
                                      *Text + "'; expected a finite number");
@@ -213,11 +231,18 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   if (O.Inputs.empty())
     O.Inputs.push_back("-");
   unsigned StdinUses = std::count(O.Inputs.begin(), O.Inputs.end(), "-");
-  if (O.Subcommand == SubcommandKind::Embeddings && O.VocabPath == "-")
+  if (O.Subcommand == SubcommandKind::Embeddings &&
+      (O.Mode == ModeKind::MIR ? O.MIRVocabPath : O.VocabPath) == "-")
     ++StdinUses;
   if (O.Subcommand != SubcommandKind::Entities && StdinUses > 1)
     return ParseResult::usageError("standard input ('-') given more than once");
-  if (O.Subcommand == SubcommandKind::Embeddings && O.VocabPath.empty()) {
+  if (O.Mode == ModeKind::MIR && O.Subcommand == SubcommandKind::Embeddings &&
+      O.MIRVocabPath.empty())
+    return ParseResult::usageError(
+        "MIR2Vec vocabulary file path not specified; set it using "
+        "--mir2vec-vocab-path");
+  if (O.Mode == ModeKind::LLVM && O.Subcommand == SubcommandKind::Embeddings &&
+      O.VocabPath.empty()) {
     // Without the option, the vocabulary bundled beside this binary.
     std::string Default =
         ir2vec::defaultVocabularyPath(llvm::sys::fs::getMainExecutable(

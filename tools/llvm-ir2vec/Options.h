@@ -21,6 +21,7 @@
 #include "irtk/ir2vec/Output.h"
 
 #include "irtk/ir2vec/Entities.h"
+#include "irtk/mir2vec/Layout.h"
 
 #include <string>
 #include <vector>
@@ -29,14 +30,22 @@ namespace irtk::cli {
 
 enum class SubcommandKind { Triplets, Entities, Embeddings };
 enum class FormatKind { Text, JSONL, Store };
+/// --mode: LLVM IR or machine IR.
+enum class ModeKind { LLVM, MIR };
 
 struct Options {
   SubcommandKind Subcommand = SubcommandKind::Embeddings;
+  ModeKind Mode = ModeKind::LLVM;
   std::vector<std::string> Inputs;
   std::string Output = "-";
   std::string FunctionName;
   std::string VocabPath;
   ir2vec::Weights Weights;
+  /// --mode=mir: the vocabulary, its weights, and the target when the
+  /// inputs' own triple is not wanted.
+  std::string MIRVocabPath;
+  mir2vec::Weights MIRWeights;
+  std::string MTriple;
   ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
   ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
   /// embeddings --format: text or JSON lines to Output, or a store directory

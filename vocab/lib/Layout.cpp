@@ -26,14 +26,14 @@ unsigned Layout::addGroup(unsigned Section, StringRef Name) {
   return numGroups() - 1;
 }
 
-EntityId Layout::addEntity(StringRef Key) {
+EntityId Layout::addEntity(StringRef Key, StringRef Label) {
   assert(!Groups.empty() && "add a group first");
   GroupInfo &G = Groups.back();
   EntityId Id = size();
   [[maybe_unused]] bool New =
       Sections[G.Section].Index.try_emplace(Key, Id).second;
   assert(New && "duplicate key in a section");
-  Entities.push_back({Key.str(), numGroups() - 1});
+  Entities.push_back({Key.str(), Label.str(), numGroups() - 1});
   G.End = Id + 1;
   return Id;
 }

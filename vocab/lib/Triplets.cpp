@@ -121,7 +121,7 @@ void writeTripletHeader(unsigned MaxRelation, raw_ostream &OS) {
 void writeEntityList(const Layout &L, raw_ostream &OS) {
   OS << L.size() << '\n';
   for (EntityId Id = 0; Id < L.size(); ++Id)
-    OS << L.entityName(Id) << '\t' << Id << '\n';
+    OS << L.entityLabel(Id) << '\t' << Id << '\n';
 }
 
 bool TripletDeduplicator::insert(const Triplet &T) {

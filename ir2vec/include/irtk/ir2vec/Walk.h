@@ -25,6 +25,7 @@
 #define IRTK_IR2VEC_WALK_H
 
 #include "irtk/ir2vec/Embedder.h"
+#include "irtk/support/Level.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -44,11 +45,9 @@ class raw_ostream;
 
 namespace irtk::ir2vec {
 
-enum class LevelKind { Instruction, BasicBlock, Function };
-
-std::optional<LevelKind> parseLevel(llvm::StringRef S);
-/// "inst", "bb" or "func".
-llvm::StringRef levelName(LevelKind L);
+using support::LevelKind;
+using support::levelName;
+using support::parseLevel;
 
 /// Prints instructions exactly as Instruction::print does, in linear time.
 /// Instruction::print builds a fresh slot tracker and assembly writer for

@@ -19,7 +19,9 @@
 #define IRTK_STORE_INDEX_H
 
 #include "irtk/support/Format.h"
+#include "irtk/support/Level.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -54,13 +56,28 @@ struct IndexRecord {
   bool operator==(const IndexRecord &O) const;
 };
 
+/// The record of an embedding at level \p L: the block fields for block and
+/// instruction levels, the instruction fields for instruction level.
+IndexRecord makeIndexRecord(support::LevelKind L, llvm::StringRef Module,
+                            llvm::StringRef Function, llvm::StringRef Demangled,
+                            llvm::StringRef Block, uint64_t BlockIndex,
+                            uint64_t InstIndex, llvm::StringRef Inst);
+
 /// Writes \p R as one JSON line, keys in the order row, module, function,
 /// demangled, level, block, block_index, inst_index, inst.
 void writeIndexRecord(const IndexRecord &R, llvm::raw_ostream &OS);
 
 /// Writes the fields of \p R other than the row as members of \p W, for
-/// tools that embed a record's description in their own objects.
-void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W);
+/// tools that embed a record's description in their own objects. \p Kind,
+/// when given, follows "level".
+void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W,
+                      llvm::StringRef Kind = "");
+
+/// One line of `llvm-ir2vec --format=jsonl`, for any IR kind: the fields of
+/// \p Site, \p Kind, and the embedding at full precision.
+void writeEmbeddingLine(const IndexRecord &Site, llvm::StringRef Kind,
+                        llvm::ArrayRef<double> Embedding,
+                        llvm::raw_ostream &OS);
 
 /// Parses one line; \p Name and \p LineNo (from 1) locate it in errors.
 llvm::Expected<IndexRecord>

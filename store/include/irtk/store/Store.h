@@ -22,6 +22,7 @@
 #include "irtk/store/Index.h"
 #include "irtk/store/Npy.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -80,6 +81,9 @@ struct RowBatch {
   std::vector<float> Values;
   std::vector<IndexRecord> Records;
   size_t size() const { return Records.size(); }
+  /// Appends \p V, rounded to float32, as the row of \p Site (numbered
+  /// size()).
+  void append(llvm::ArrayRef<double> V, IndexRecord Site);
 };
 
 /// Builds a store in a temporary directory and moves it into place.

@@ -47,8 +47,11 @@ public:
   /// section \p Section; returns its index. Groups are added in id order.
   unsigned addGroup(unsigned Section, llvm::StringRef Name);
   /// Adds an entity to the last group added and returns its id. Keys are
-  /// unique within a section.
-  EntityId addEntity(llvm::StringRef Key);
+  /// unique within a section. \p Label names the entity in entity lists
+  /// (`llvm-ir2vec entities`, entity2id.txt) when it differs from its key:
+  /// MIR register classes are keyed "GR32" in both register sections and
+  /// listed as "PhyReg_GR32" and "VirtReg_GR32".
+  EntityId addEntity(llvm::StringRef Key, llvm::StringRef Label = "");
 
   llvm::StringRef description() const { return Description; }
   /// Number of entities.
@@ -70,6 +73,11 @@ public:
 
   /// The vocabulary key of entity \p Id (e.g. "Add", "IntegerTy").
   llvm::StringRef entityName(EntityId Id) const { return Entities[Id].Key; }
+  /// The name of entity \p Id in entity lists: its label, else its key.
+  llvm::StringRef entityLabel(EntityId Id) const {
+    return Entities[Id].Label.empty() ? llvm::StringRef(Entities[Id].Key)
+                                      : llvm::StringRef(Entities[Id].Label);
+  }
   unsigned entityGroup(EntityId Id) const { return Entities[Id].Group; }
   unsigned entitySection(EntityId Id) const {
     return Groups[Entities[Id].Group].Section;
@@ -90,6 +98,7 @@ private:
   };
   struct EntityInfo {
     std::string Key;
+    std::string Label;
     unsigned Group;
   };
   std::string Description;

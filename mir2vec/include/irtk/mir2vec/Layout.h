@@ -1,0 +1,146 @@
+//===- Layout.h - The machine-IR vocabulary layout of a target --*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The layout of a MIR2Vec vocabulary, as LLVM 22 builds it from a target
+/// (llvm/CodeGen/MIR2Vec.h, llvm/lib/CodeGen/MIR2Vec.cpp):
+///   Opcodes           the base names of the target's opcodes (ADD32rr ->
+///                     ADD), unique and sorted bytewise;
+///   CommonOperands    the 20 machine operand kinds other than registers, in
+///                     MachineOperandType order;
+///   PhysicalRegisters the target's register classes, in class-id order;
+///   VirtualRegisters  the same classes again.
+/// Entity ids follow that order, as upstream's do: X86-64 in LLVM 22 has
+/// 6868 + 20 + 135 + 135 = 7158 entities. Register classes are keyed by
+/// their name in both register sections and listed as PhyReg_<class> and
+/// VirtReg_<class>.
+///
+/// A TargetLayout also holds the tables the embedder looks entities up in:
+/// machine opcode -> entity, register class id -> entity.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_MIR2VEC_LAYOUT_H
+#define IRTK_MIR2VEC_LAYOUT_H
+
+#include "irtk/vocab/Layout.h"
+#include "irtk/vocab/Vocabulary.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/CodeGen/MachineOperand.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class TargetInstrInfo;
+class TargetRegisterInfo;
+} // namespace llvm
+
+namespace irtk::mir2vec {
+
+using vocab::EntityId;
+
+/// The JSON sections, in layout order.
+enum class SectionKind : unsigned {
+  Opcodes,
+  CommonOperands,
+  PhysicalRegisters,
+  VirtualRegisters
+};
+
+/// The common operand kinds, in MachineOperandType order without
+/// MO_Register (which has sections of its own) and MO_DbgInstrRef (which
+/// only debug instructions, never embedded, carry). Upstream indexes this
+/// list with MachineOperandType - 1, which is off by one past
+/// MO_ShuffleMask: an MO_LaneMask operand reads past the section there.
+/// Here it is "LaneMask".
+inline constexpr llvm::StringLiteral CommonOperandNames[] = {
+    "Immediate",       "CImmediate",        "FPImmediate",  "MBB",
+    "FrameIndex",      "ConstantPoolIndex", "TargetIndex",  "JumpTableIndex",
+    "ExternalSymbol",  "GlobalAddress",     "BlockAddress", "RegisterMask",
+    "RegisterLiveOut", "Metadata",          "MCSymbol",     "CFIIndex",
+    "IntrinsicID",     "Predicate",         "ShuffleMask",  "LaneMask"};
+inline constexpr unsigned NumCommonOperands = std::size(CommonOperandNames);
+static_assert(NumCommonOperands == llvm::MachineOperand::MO_Last - 1,
+              "LLVM's machine operand kinds differ from LLVM 22's");
+
+/// Upstream's base opcode name: the first run of letters and underscores of
+/// \p InstrName, trailing underscores trimmed (ADD32rr -> ADD, JMP_4 -> JMP,
+/// 123ADD -> ADD); the whole name when it has no letter or underscore.
+std::string baseOpcodeName(llvm::StringRef InstrName);
+
+class TargetLayout {
+public:
+  /// The layout of the target whose instruction and register info these
+  /// are. \p Description names it in messages ("x86_64 MIR").
+  static std::shared_ptr<const TargetLayout>
+  create(const llvm::TargetInstrInfo &TII, const llvm::TargetRegisterInfo &TRI,
+         llvm::StringRef Description);
+
+  const std::shared_ptr<const vocab::Layout> &layout() const { return L; }
+  unsigned size() const { return L->size(); }
+
+  /// The entity of machine opcode \p Opcode.
+  EntityId opcodeEntity(unsigned Opcode) const { return OpcodeEntity[Opcode]; }
+  /// The entity of a non-register operand kind; std::nullopt for
+  /// MO_DbgInstrRef.
+  std::optional<EntityId>
+  commonOperandEntity(llvm::MachineOperand::MachineOperandType T) const {
+    if (T == llvm::MachineOperand::MO_DbgInstrRef)
+      return std::nullopt;
+    unsigned Index = static_cast<unsigned>(T) - 1;
+    if (T > llvm::MachineOperand::MO_DbgInstrRef)
+      --Index;
+    return CommonOperandBase + Index;
+  }
+  /// The entity of register class \p ClassID, for physical or virtual
+  /// registers.
+  EntityId physicalRegisterEntity(unsigned ClassID) const {
+    return PhysicalRegisterBase + ClassID;
+  }
+  EntityId virtualRegisterEntity(unsigned ClassID) const {
+    return VirtualRegisterBase + ClassID;
+  }
+  unsigned numRegisterClasses() const {
+    return VirtualRegisterBase - PhysicalRegisterBase;
+  }
+  /// The entity upstream's triplets give a register without a class
+  /// ($noreg, stack slots): the first virtual register class.
+  EntityId noRegisterEntity() const { return VirtualRegisterBase; }
+
+private:
+  std::shared_ptr<const vocab::Layout> L;
+  std::vector<EntityId> OpcodeEntity;
+  EntityId CommonOperandBase = 0, PhysicalRegisterBase = 0,
+           VirtualRegisterBase = 0;
+};
+
+/// Section weights, upstream's `-mir2vec-opc-weight`,
+/// `-mir2vec-common-operand-weight` and `-mir2vec-reg-operand-weight` (the
+/// last for both register sections).
+struct Weights {
+  float Opcode = 1.0f;
+  float CommonOperand = 1.0f;
+  float Register = 1.0f;
+  vocab::SectionWeights sections() const {
+    return {Opcode, CommonOperand, Register, Register};
+  }
+};
+
+/// Loads the MIR vocabulary at \p Path for layout \p L with \p W.
+llvm::Expected<vocab::Vocabulary> loadVocabulary(llvm::StringRef Path,
+                                                 const TargetLayout &L,
+                                                 const Weights &W = {});
+
+} // namespace irtk::mir2vec
+
+#endif // IRTK_MIR2VEC_LAYOUT_H

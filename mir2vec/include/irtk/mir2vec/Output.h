@@ -1,0 +1,141 @@
+//===- Output.h - Walking and writing MIR2Vec embeddings --------*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The walk over a module's machine functions, in module order, and its
+/// sinks: upstream `llvm-ir2vec --mode=mir`'s text (byte for byte), JSON
+/// lines, store rows; and the MIR triplets. A defined function without a
+/// machine function is skipped, as upstream skips it (with a warning:
+/// functionsWithoutMachineCode); a machine function without blocks has a
+/// zero vector (LLVM 22 crashes on it; LLVM main gives zero).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_MIR2VEC_OUTPUT_H
+#define IRTK_MIR2VEC_OUTPUT_H
+
+#include "irtk/mir2vec/Layout.h"
+#include "irtk/mir2vec/Loader.h"
+#include "irtk/store/Store.h"
+#include "irtk/support/Level.h"
+#include "irtk/vocab/Triplets.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Function;
+class MachineBasicBlock;
+class MachineFunction;
+class MachineInstr;
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::mir2vec {
+
+using support::LevelKind;
+
+/// The kind of MIR2Vec embeddings in JSON lines and store metadata.
+inline constexpr const char *EmbeddingKindName = "mir2vec-symbolic";
+
+struct WalkOptions {
+  LevelKind Level = LevelKind::Function;
+  /// Only functions with this name (symbol or demangled); empty for all.
+  std::string FunctionName;
+  /// Instruction records carry MachineInstr::print's text.
+  bool InstructionText = false;
+};
+
+/// One embedding, valid during the sink's call.
+struct EmbeddingRecord {
+  LevelKind Level = LevelKind::Function;
+  const llvm::Function *F = nullptr;
+  /// Null for a defined function without a machine function.
+  const llvm::MachineFunction *MF = nullptr;
+  const llvm::MachineBasicBlock *MBB = nullptr;
+  unsigned BlockIndex = 0;
+  const llvm::MachineInstr *MI = nullptr;
+  unsigned InstIndex = 0;
+  /// MachineInstr::print's text, without the final newline.
+  llvm::StringRef InstText;
+  llvm::ArrayRef<double> Vector;
+};
+
+class EmbeddingSink {
+public:
+  virtual ~EmbeddingSink();
+  virtual void beginFunction(const llvm::Function &F) {}
+  virtual void record(const EmbeddingRecord &R) = 0;
+};
+
+/// Walks the defined functions of \p MM in module order. Returns the number
+/// of functions that matched Opts.FunctionName (or were walked).
+unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
+                    const TargetLayout &L, const WalkOptions &Opts,
+                    EmbeddingSink &S);
+
+/// The defined functions of \p MM that \p FunctionName selects (all when
+/// empty) and that have no machine function, in module order.
+std::vector<const llvm::Function *>
+functionsWithoutMachineCode(const MachineModule &MM,
+                            llvm::StringRef FunctionName = "");
+
+struct EmbeddingOutputOptions {
+  LevelKind Level = LevelKind::Function;
+  bool JSONLines = false;
+  std::string FunctionName;
+  /// Module name recorded in JSON lines and store rows.
+  std::string ModuleName;
+};
+
+/// Writes the embeddings of \p MM as upstream's text or as JSON lines;
+/// returns what walkModule returns.
+unsigned writeEmbeddings(const MachineModule &MM, const vocab::Vocabulary &V,
+                         const TargetLayout &L,
+                         const EmbeddingOutputOptions &Opts,
+                         llvm::raw_ostream &OS);
+
+/// Appends the embeddings of \p MM to \p Out as store rows (float32).
+unsigned collectModuleRows(const MachineModule &MM, const vocab::Vocabulary &V,
+                           const TargetLayout &L,
+                           const EmbeddingOutputOptions &Opts,
+                           store::RowBatch &Out);
+
+/// store.json for MIR2Vec rows: kind "mir2vec-symbolic", weights "opcode",
+/// "common_operand" and "register".
+store::StoreInfo makeStoreInfo(unsigned Dimension, LevelKind Level,
+                               llvm::StringRef Vocabulary, const Weights &W,
+                               llvm::StringRef Tool);
+
+/// Relation ids of MIR triplets: 0 is Next, 1 + i is operand i.
+enum RelationKind : unsigned { NextRelation = 0, ArgBase = 1 };
+
+struct TripletSummary {
+  /// Largest relation id, at least 0 (Next).
+  unsigned MaxRelation = NextRelation;
+  unsigned Functions = 0;
+  size_t Triplets = 0;
+};
+
+/// Appends the triplets of \p MM, as upstream's: per non-debug instruction,
+/// (previous opcode, opcode, Next) within a function, then (opcode,
+/// operand, Arg i) per operand.
+TripletSummary collectModuleTriplets(const MachineModule &MM,
+                                     const TargetLayout &L,
+                                     std::vector<vocab::Triplet> &Out,
+                                     llvm::StringRef FunctionName = "");
+
+/// OpenKE's relation2id for MIR: "Next\t0", then "Arg<i>\t<1+i>".
+void writeRelations(unsigned MaxRelation, llvm::raw_ostream &OS);
+
+} // namespace irtk::mir2vec
+
+#endif // IRTK_MIR2VEC_OUTPUT_H

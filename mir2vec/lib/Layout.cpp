@@ -1,0 +1,94 @@
+//===- Layout.cpp - The machine-IR vocabulary layout of a target ----------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/mir2vec/Layout.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/CodeGen/TargetInstrInfo.h"
+#include "llvm/CodeGen/TargetRegisterInfo.h"
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace irtk::mir2vec {
+
+static bool isBaseChar(char C) {
+  return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_';
+}
+
+std::string baseOpcodeName(StringRef InstrName) {
+  // The first match of ([a-zA-Z_]+), as upstream's regex finds it.
+  size_t Begin = 0;
+  while (Begin < InstrName.size() && !isBaseChar(InstrName[Begin]))
+    ++Begin;
+  if (Begin == InstrName.size())
+    return InstrName.str();
+  size_t End = Begin;
+  while (End < InstrName.size() && isBaseChar(InstrName[End]))
+    ++End;
+  StringRef Match = InstrName.slice(Begin, End);
+  Match = Match.rtrim('_');
+  return Match.str();
+}
+
+std::shared_ptr<const TargetLayout>
+TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
+                     StringRef Description) {
+  auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
+  auto L = std::make_shared<vocab::Layout>(Description.str());
+  unsigned Opcodes = L->addSection("Opcodes");
+  unsigned Common = L->addSection("CommonOperands");
+  unsigned Phys = L->addSection("PhysicalRegisters");
+  unsigned Virt = L->addSection("VirtualRegisters");
+
+  // Opcodes: unique base names in bytewise order, as a std::set<std::string>
+  // orders them.
+  std::vector<std::string> Bases(TII.getNumOpcodes());
+  std::set<std::string> Unique;
+  for (unsigned Opc = 0; Opc < TII.getNumOpcodes(); ++Opc) {
+    Bases[Opc] = baseOpcodeName(TII.getName(Opc));
+    Unique.insert(Bases[Opc]);
+  }
+  L->addGroup(Opcodes, "opcodes");
+  StringMap<EntityId> BaseEntity;
+  for (const std::string &B : Unique)
+    BaseEntity[B] = L->addEntity(B);
+  T->OpcodeEntity.resize(Bases.size());
+  for (unsigned Opc = 0; Opc < Bases.size(); ++Opc)
+    T->OpcodeEntity[Opc] = BaseEntity[Bases[Opc]];
+
+  L->addGroup(Common, "common operands");
+  T->CommonOperandBase = L->size();
+  for (StringRef N : CommonOperandNames)
+    L->addEntity(N);
+
+  // Register classes by id: the entity of class C is Base + C.
+  L->addGroup(Phys, "physical register classes");
+  T->PhysicalRegisterBase = L->size();
+  for (unsigned RC = 0; RC < TRI.getNumRegClasses(); ++RC) {
+    StringRef Name = TRI.getRegClassName(TRI.getRegClass(RC));
+    L->addEntity(Name, ("PhyReg_" + Name).str());
+  }
+  L->addGroup(Virt, "virtual register classes");
+  T->VirtualRegisterBase = L->size();
+  for (unsigned RC = 0; RC < TRI.getNumRegClasses(); ++RC) {
+    StringRef Name = TRI.getRegClassName(TRI.getRegClass(RC));
+    L->addEntity(Name, ("VirtReg_" + Name).str());
+  }
+  T->L = std::move(L);
+  return T;
+}
+
+Expected<vocab::Vocabulary>
+loadVocabulary(StringRef Path, const TargetLayout &L, const Weights &W) {
+  return vocab::Vocabulary::loadFromFile(Path, L.layout(), W.sections());
+}
+
+} // namespace irtk::mir2vec

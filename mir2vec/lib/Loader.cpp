@@ -1,0 +1,205 @@
+//===- Loader.cpp - Reading machine IR ------------------------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/mir2vec/Loader.h"
+
+#include "llvm/CodeGen/MIRParser/MIRParser.h"
+#include "llvm/CodeGen/MachineFunction.h"
+#include "llvm/CodeGen/TargetSubtargetInfo.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace llvm;
+
+namespace irtk::mir2vec {
+
+void initializeTargets() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    InitializeAllTargetInfos();
+    InitializeAllTargets();
+    InitializeAllTargetMCs();
+    InitializeAllAsmParsers();
+    InitializeAllAsmPrinters();
+  });
+}
+
+MachineFunction *MachineModule::machineFunction(const Function &F) const {
+  return MMI ? MMI->getMachineFunction(F) : nullptr;
+}
+
+const MachineFunction *MachineModule::firstMachineFunction() const {
+  if (!M)
+    return nullptr;
+  for (const Function &F : M->getFunctionDefs())
+    if (const MachineFunction *MF = machineFunction(F))
+      return MF;
+  return nullptr;
+}
+
+namespace {
+struct Collected {
+  std::string FirstError;
+  std::vector<std::string> Warnings;
+};
+} // namespace
+
+static StringRef firstLine(StringRef S) {
+  return S.trim().split('\n').first.trim();
+}
+
+static void collect(const DiagnosticInfo *DI, void *Context) {
+  auto &C = *static_cast<Collected *>(Context);
+  std::string Msg;
+  raw_string_ostream OS(Msg);
+  DiagnosticPrinterRawOStream DP(OS);
+  DI->print(DP);
+  if (DI->getSeverity() == DS_Error) {
+    if (C.FirstError.empty())
+      C.FirstError = firstLine(Msg).str();
+  } else if (DI->getSeverity() == DS_Warning) {
+    C.Warnings.push_back(firstLine(Msg).str());
+  }
+}
+
+static void ignore(const DiagnosticInfo *, void *) {}
+
+/// "<file>:<line>:<col>: <message>" from \p D, or \p Name and the message.
+static std::string describe(const SMDiagnostic &D, StringRef Name) {
+  std::string S = Name.str();
+  if (D.getLineNo() > 0) {
+    S += ":" + std::to_string(D.getLineNo());
+    if (D.getColumnNo() >= 0)
+      S += ":" + std::to_string(D.getColumnNo() + 1);
+  }
+  return S + ": " + D.getMessage().str();
+}
+
+MachineModule loadMIRFile(StringRef Path, LLVMContext &Ctx,
+                          StringRef TripleOverride) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+      MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  std::string Name = Path == "-" ? "<stdin>" : Path.str();
+  if (!Buf) {
+    MachineModule R;
+    R.Error = Name + ": " + Buf.getError().message();
+    return R;
+  }
+  return loadMIRBuffer(std::move(*Buf), Name, Ctx, TripleOverride);
+}
+
+MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
+                            LLVMContext &Ctx, StringRef TripleOverride) {
+  MachineModule R;
+  Collected C;
+  Ctx.setDiagnosticHandlerCallBack(collect, &C, /*RespectFilters=*/true);
+  auto Finish = [&](std::string Error) {
+    Ctx.setDiagnosticHandlerCallBack(ignore, nullptr);
+    R.Warnings = std::move(C.Warnings);
+    if (Error.empty() && !C.FirstError.empty())
+      Error = C.FirstError;
+    // The YAML reader names the buffer "YAML"; name the file instead.
+    if (StringRef(Error).starts_with("YAML:"))
+      Error = (Name + Error.substr(4)).str();
+    if (!Error.empty()) {
+      R.Error = std::move(Error);
+      R.MMI.reset();
+      R.M.reset();
+    }
+    return std::move(R);
+  };
+
+  SMDiagnostic Diag;
+  std::unique_ptr<MIRParser> Parser = createMIRParser(std::move(Buf), Ctx);
+  if (!Parser)
+    return Finish(describe(Diag, Name));
+
+  std::string TargetError;
+  auto SetDataLayout = [&](StringRef DataLayoutTriple,
+                           StringRef) -> std::optional<std::string> {
+    Triple TT(TripleOverride.empty()
+                  ? (DataLayoutTriple.empty() ? sys::getDefaultTargetTriple()
+                                              : DataLayoutTriple.str())
+                  : TripleOverride.str());
+    std::string Err;
+    const Target *T = TargetRegistry::lookupTarget(TT, Err);
+    if (!T) {
+      TargetError = Err;
+      return std::nullopt;
+    }
+    R.TM.reset(
+        T->createTargetMachine(TT, "", "", TargetOptions(), std::nullopt));
+    if (!R.TM) {
+      TargetError = "cannot create a target machine for " + TT.str();
+      return std::nullopt;
+    }
+    return R.TM->createDataLayout().getStringRepresentation();
+  };
+  R.M = Parser->parseIRModule(SetDataLayout);
+  if (!TargetError.empty())
+    return Finish((Name + ": " + TargetError).str());
+  if (!R.M || !C.FirstError.empty())
+    return Finish(C.FirstError.empty()
+                      ? (Name + ": cannot parse the IR module").str()
+                      : "");
+  if (!R.TM)
+    return Finish((Name + ": no target machine").str());
+  if (!TripleOverride.empty())
+    R.M->setTargetTriple(Triple(TripleOverride));
+  R.MMI = std::make_unique<MachineModuleInfo>(R.TM.get());
+  if (Parser->parseMachineFunctions(*R.M, *R.MMI))
+    return Finish(C.FirstError.empty()
+                      ? (Name + ": cannot parse the machine functions").str()
+                      : "");
+  return Finish("");
+}
+
+Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef TT) {
+  Triple T(TT);
+  std::string Err;
+  const Target *Tgt = TargetRegistry::lookupTarget(T, Err);
+  if (!Tgt)
+    return createStringError(inconvertibleErrorCode(), Err);
+  std::unique_ptr<TargetMachine> TM(
+      Tgt->createTargetMachine(T, "", "", TargetOptions(), std::nullopt));
+  if (!TM)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create a target machine for " + T.str());
+  return TM;
+}
+
+std::shared_ptr<const TargetLayout> layoutOf(const TargetMachine &TM) {
+  // The opcode and register tables are the target's; any function gives
+  // a subtarget that holds them.
+  LLVMContext Ctx;
+  Module M("irtk-layout", Ctx);
+  M.setTargetTriple(TM.getTargetTriple());
+  Function *F = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false),
+                                 GlobalValue::ExternalLinkage, "f", M);
+  const TargetSubtargetInfo *STI = TM.getSubtargetImpl(*F);
+  return TargetLayout::create(*STI->getInstrInfo(), *STI->getRegisterInfo(),
+                              layoutDescription(TM));
+}
+
+std::string layoutDescription(const TargetMachine &TM) {
+  return (TM.getTarget().getName() + Twine(" MIR")).str();
+}
+
+} // namespace irtk::mir2vec

@@ -1,0 +1,278 @@
+//===- Output.cpp - Walking and writing MIR2Vec embeddings ----------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/mir2vec/Output.h"
+#include "irtk/mir2vec/Embedder.h"
+
+#include "irtk/support/Format.h"
+
+#include "llvm/CodeGen/MachineFunction.h"
+#include "llvm/CodeGen/MachineInstr.h"
+#include "llvm/CodeGen/TargetInstrInfo.h"
+#include "llvm/CodeGen/TargetSubtargetInfo.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace irtk::support;
+
+namespace irtk::mir2vec {
+
+EmbeddingSink::~EmbeddingSink() = default;
+
+static bool functionMatches(const Function &F, StringRef Name) {
+  if (F.getName() == Name)
+    return true;
+  if (!F.getName().starts_with("_Z") && !F.getName().starts_with("?"))
+    return false;
+  return demangle(F.getName()) == Name;
+}
+
+/// Calls \p Visit for the defined functions of \p MM that \p FunctionName
+/// selects, with their machine function or null; returns how many there
+/// were.
+template <typename FnT>
+static unsigned forEachFunction(const MachineModule &MM, StringRef FunctionName,
+                                FnT Visit) {
+  unsigned Matched = 0;
+  for (const Function &F : MM.M->getFunctionDefs()) {
+    if (!FunctionName.empty() && !functionMatches(F, FunctionName))
+      continue;
+    ++Matched;
+    Visit(F, MM.machineFunction(F));
+  }
+  return Matched;
+}
+
+std::vector<const Function *>
+functionsWithoutMachineCode(const MachineModule &MM, StringRef FunctionName) {
+  std::vector<const Function *> Missing;
+  forEachFunction(MM, FunctionName,
+                  [&](const Function &F, const MachineFunction *MF) {
+                    if (!MF)
+                      Missing.push_back(&F);
+                  });
+  return Missing;
+}
+
+unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
+                    const TargetLayout &L, const WalkOptions &Opts,
+                    EmbeddingSink &S) {
+  std::vector<double> Vec(V.dimension());
+  std::string Text;
+  return forEachFunction(
+      MM, Opts.FunctionName, [&](const Function &F, const MachineFunction *MF) {
+        EmbeddingRecord R;
+        R.Level = Opts.Level;
+        R.F = &F;
+        R.MF = MF;
+        R.Vector = Vec;
+        if (!MF)
+          return; // As upstream: no machine function, no embedding.
+        S.beginFunction(F);
+        Embedder E(*MF, V, L);
+        switch (Opts.Level) {
+        case LevelKind::Function:
+          E.computeFunctionVector(Vec.data());
+          S.record(R);
+          return;
+        case LevelKind::BasicBlock:
+          for (const MachineBasicBlock &MBB : *MF) {
+            R.MBB = &MBB;
+            E.computeBlockVector(MBB, Vec.data());
+            S.record(R);
+            ++R.BlockIndex;
+          }
+          return;
+        case LevelKind::Instruction:
+          for (const MachineBasicBlock &MBB : *MF) {
+            R.MBB = &MBB;
+            R.InstIndex = 0;
+            for (const MachineInstr &MI : MBB) {
+              R.MI = &MI;
+              E.computeInstVector(MI, Vec.data());
+              if (Opts.InstructionText) {
+                Text.clear();
+                raw_string_ostream OS(Text);
+                MI.print(OS);
+                R.InstText = StringRef(Text).rtrim('\n');
+              }
+              S.record(R);
+              ++R.InstIndex;
+            }
+            ++R.BlockIndex;
+          }
+          return;
+        }
+      });
+}
+
+namespace {
+/// Upstream's text for `llvm-ir2vec embeddings --mode=mir`.
+class TextSink : public EmbeddingSink {
+public:
+  TextSink(raw_ostream &OS, LevelKind Level) : OS(OS), Level(Level) {}
+  void beginFunction(const Function &F) override {
+    OS << "MIR2Vec embeddings for machine function " << F.getName() << ":\n";
+    switch (Level) {
+    case LevelKind::Function:
+      OS << "Function vector: ";
+      return;
+    case LevelKind::BasicBlock:
+      OS << "Basic block vectors:\n";
+      return;
+    case LevelKind::Instruction:
+      OS << "Instruction vectors:\n";
+      return;
+    }
+  }
+  void record(const EmbeddingRecord &R) override {
+    switch (R.Level) {
+    case LevelKind::Function:
+      printVector(OS, R.Vector);
+      return;
+    case LevelKind::BasicBlock:
+      OS << "MBB " << R.MBB->getName() << ": ";
+      break;
+    case LevelKind::Instruction:
+      OS << R.InstText << "\n -> ";
+      break;
+    }
+    VectorPrinter.print(OS, R.Vector);
+  }
+
+private:
+  raw_ostream &OS;
+  LevelKind Level;
+  CachedVectorPrinter VectorPrinter;
+};
+
+/// Where \p E comes from, as store indexes and JSON lines name it.
+store::IndexRecord siteOf(const EmbeddingRecord &E, StringRef Module,
+                          StringRef Demangled) {
+  return store::makeIndexRecord(E.Level, Module, E.F->getName(), Demangled,
+                                E.MBB ? E.MBB->getName() : "", E.BlockIndex,
+                                E.InstIndex, E.InstText);
+}
+
+/// JSON lines or store rows.
+class SiteSink : public EmbeddingSink {
+public:
+  SiteSink(const EmbeddingOutputOptions &Opts, raw_ostream *OS,
+           store::RowBatch *Out)
+      : Opts(Opts), OS(OS), Out(Out) {}
+  void beginFunction(const Function &F) override {
+    Demangled = demangle(F.getName());
+  }
+  void record(const EmbeddingRecord &E) override {
+    store::IndexRecord Site = siteOf(E, Opts.ModuleName, Demangled);
+    if (OS)
+      store::writeEmbeddingLine(Site, EmbeddingKindName, E.Vector, *OS);
+    else
+      Out->append(E.Vector, std::move(Site));
+  }
+
+private:
+  const EmbeddingOutputOptions &Opts;
+  raw_ostream *OS;
+  store::RowBatch *Out;
+  std::string Demangled;
+};
+
+WalkOptions walkOptions(const EmbeddingOutputOptions &Opts) {
+  WalkOptions W;
+  W.Level = Opts.Level;
+  W.FunctionName = Opts.FunctionName;
+  W.InstructionText = Opts.Level == LevelKind::Instruction;
+  return W;
+}
+} // namespace
+
+unsigned writeEmbeddings(const MachineModule &MM, const vocab::Vocabulary &V,
+                         const TargetLayout &L,
+                         const EmbeddingOutputOptions &Opts, raw_ostream &OS) {
+  if (Opts.JSONLines) {
+    SiteSink S(Opts, &OS, nullptr);
+    return walkModule(MM, V, L, walkOptions(Opts), S);
+  }
+  TextSink S(OS, Opts.Level);
+  return walkModule(MM, V, L, walkOptions(Opts), S);
+}
+
+unsigned collectModuleRows(const MachineModule &MM, const vocab::Vocabulary &V,
+                           const TargetLayout &L,
+                           const EmbeddingOutputOptions &Opts,
+                           store::RowBatch &Out) {
+  SiteSink S(Opts, nullptr, &Out);
+  return walkModule(MM, V, L, walkOptions(Opts), S);
+}
+
+store::StoreInfo makeStoreInfo(unsigned Dimension, LevelKind Level,
+                               StringRef Vocabulary, const Weights &W,
+                               StringRef Tool) {
+  store::StoreInfo Info;
+  Info.Dimension = Dimension;
+  Info.Level = levelName(Level).str();
+  Info.Kind = EmbeddingKindName;
+  Info.Vocabulary = Vocabulary.str();
+  Info.Weights = {{"opcode", static_cast<double>(W.Opcode)},
+                  {"common_operand", static_cast<double>(W.CommonOperand)},
+                  {"register", static_cast<double>(W.Register)}};
+  Info.Tool = Tool.str();
+  return Info;
+}
+
+TripletSummary collectModuleTriplets(const MachineModule &MM,
+                                     const TargetLayout &L,
+                                     std::vector<vocab::Triplet> &Out,
+                                     StringRef FunctionName) {
+  TripletSummary Summary;
+  size_t Before = Out.size();
+  // The entity of an operand needs no vocabulary, only the layout.
+  Summary.Functions = forEachFunction(
+      MM, FunctionName, [&](const Function &, const MachineFunction *MF) {
+        if (!MF)
+          return;
+        const TargetRegisterInfo &TRI = *MF->getSubtarget().getRegisterInfo();
+        const MachineRegisterInfo &MRI = MF->getRegInfo();
+        bool HasPrev = false;
+        EntityId Prev = 0;
+        for (const MachineBasicBlock &MBB : *MF)
+          for (const MachineInstr &MI : MBB) {
+            if (MI.isDebugInstr())
+              continue;
+            EntityId Opc = L.opcodeEntity(MI.getOpcode());
+            if (HasPrev)
+              Out.push_back({Prev, Opc, NextRelation});
+            unsigned Arg = 0;
+            for (const MachineOperand &MO : MI.operands())
+              Out.push_back({Opc,
+                             operandEntity(MO, L, TRI, MRI)
+                                 .value_or(L.noRegisterEntity()),
+                             ArgBase + Arg++});
+            if (Arg > 0)
+              Summary.MaxRelation =
+                  std::max(Summary.MaxRelation, ArgBase + Arg - 1);
+            Prev = Opc;
+            HasPrev = true;
+          }
+      });
+  Summary.Triplets = Out.size() - Before;
+  return Summary;
+}
+
+void writeRelations(unsigned MaxRelation, raw_ostream &OS) {
+  OS << MaxRelation + 1 << '\n';
+  OS << "Next\t" << NextRelation << '\n';
+  for (unsigned R = ArgBase; R <= MaxRelation; ++R)
+    OS << "Arg" << R - ArgBase << '\t' << R << '\n';
+}
+
+} // namespace irtk::mir2vec
