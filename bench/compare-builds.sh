@@ -44,7 +44,7 @@ die() { log "error: $*"; exit 1; }
 command -v hyperfine >/dev/null || die "hyperfine not found (apt-get install hyperfine)"
 command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"
 
-BIG=$(xargs -a "$LIST" ls -S | head -1)
+BIG=$(xargs -a "$LIST" ls -S | head -1 || true)
 log "largest module: $BIG"
 OUT=$WORK/compare
 mkdir -p "$OUT"

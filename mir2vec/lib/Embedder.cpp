@@ -46,13 +46,12 @@ std::optional<EntityId> operandEntity(const MachineOperand &MO,
   // A physical register: the smallest class that holds it. A virtual one:
   // the class this function's register info gives it (LLVM 22 asks the
   // first function's, which misplaces every later function's registers).
-  const TargetRegisterClass *RC =
-      Reg.isPhysical() ? TRI.getMinimalPhysRegClass(Reg.asMCReg())
-                       : MRI.getRegClassOrNull(Reg);
+  if (Reg.isPhysical())
+    return L.physicalRegisterEntityOf(Reg.id());
+  const TargetRegisterClass *RC = MRI.getRegClassOrNull(Reg);
   if (!RC)
     return std::nullopt;
-  return Reg.isPhysical() ? L.physicalRegisterEntity(RC->getID())
-                          : L.virtualRegisterEntity(RC->getID());
+  return L.virtualRegisterEntity(RC->getID());
 }
 
 void Embedder::computeInstVector(const MachineInstr &MI, double *Out) const {

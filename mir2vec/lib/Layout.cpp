@@ -82,6 +82,13 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
     StringRef Name = TRI.getRegClassName(TRI.getRegClass(RC));
     L->addEntity(Name, ("VirtReg_" + Name).str());
   }
+  // The smallest class of each physical register: searching every class
+  // per operand would dominate the embedding's cost.
+  T->PhysicalRegisterClass.assign(TRI.getNumRegs(), -1);
+  for (unsigned Reg = 1; Reg < TRI.getNumRegs(); ++Reg)
+    if (const TargetRegisterClass *RC =
+            TRI.getMinimalPhysRegClass(MCRegister(Reg)))
+      T->PhysicalRegisterClass[Reg] = static_cast<int>(RC->getID());
   T->L = std::move(L);
   return T;
 }

@@ -18,6 +18,7 @@
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/ModuleSlotTracker.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -91,7 +92,16 @@ unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
             ++R.BlockIndex;
           }
           return;
-        case LevelKind::Instruction:
+        case LevelKind::Instruction: {
+          // MachineInstr's own print builds a slot tracker of the whole
+          // module for every instruction (quadratic); one per function
+          // prints the same text.
+          std::optional<ModuleSlotTracker> MST;
+          const TargetInstrInfo *TII = MF->getSubtarget().getInstrInfo();
+          if (Opts.InstructionText) {
+            MST.emplace(F.getParent());
+            MST->incorporateFunction(F);
+          }
           for (const MachineBasicBlock &MBB : *MF) {
             R.MBB = &MBB;
             R.InstIndex = 0;
@@ -101,7 +111,8 @@ unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
               if (Opts.InstructionText) {
                 Text.clear();
                 raw_string_ostream OS(Text);
-                MI.print(OS);
+                MI.print(OS, *MST, /*IsStandalone=*/true, /*SkipOpers=*/false,
+                         /*SkipDebugLoc=*/false, /*AddNewLine=*/true, TII);
                 R.InstText = StringRef(Text).rtrim('\n');
               }
               S.record(R);
@@ -110,6 +121,7 @@ unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
             ++R.BlockIndex;
           }
           return;
+        }
         }
       });
 }

@@ -34,6 +34,12 @@ namespace irtk::cli {
 
 namespace {
 
+/// A module with the context it lives in; the module goes first.
+struct LoadedMIR {
+  std::unique_ptr<LLVMContext> Ctx = std::make_unique<LLVMContext>();
+  mir2vec::MachineModule MM;
+};
+
 class MIRModeHandler : public ModeHandler {
 public:
   Error prepare(const Options &O, ArrayRef<std::string> Inputs,
@@ -51,14 +57,17 @@ public:
       // The first input that can be read names the target.
       std::string FirstError;
       for (const std::string &Path : Inputs) {
-        LLVMContext Ctx;
-        mir2vec::MachineModule MM = load(Path, Ctx, O);
-        if (MM.M) {
-          setTarget(*MM.TM);
+        LoadedMIR L = load(Path, O);
+        if (L.MM.M) {
+          setTarget(*L.MM.TM);
+          // Kept for when the run reaches it: reading it is most of the
+          // work.
+          FirstPath = Path;
+          First = std::make_unique<LoadedMIR>(std::move(L));
           break;
         }
         if (FirstError.empty())
-          FirstError = MM.Error;
+          FirstError = L.MM.Error;
       }
       if (!Layout)
         return createStringError(
@@ -98,8 +107,8 @@ public:
 
   void triplets(const std::string &Path, const Options &O, TripletsResult &R,
                 raw_ostream *Direct) override {
-    LLVMContext Ctx;
-    mir2vec::MachineModule MM = loadChecked(Path, Ctx, O, R);
+    LoadedMIR L = loadChecked(Path, O, R);
+    const mir2vec::MachineModule &MM = L.MM;
     if (!MM.M)
       return;
     std::vector<vocab::Triplet> Triplets;
@@ -120,8 +129,8 @@ public:
 
   void embeddings(const std::string &Path, const Options &O, TextResult &R,
                   raw_ostream *Direct) override {
-    LLVMContext Ctx;
-    mir2vec::MachineModule MM = loadChecked(Path, Ctx, O, R);
+    LoadedMIR L = loadChecked(Path, O, R);
+    const mir2vec::MachineModule &MM = L.MM;
     if (!MM.M)
       return;
     raw_string_ostream Buffer(R.Text);
@@ -130,8 +139,8 @@ public:
   }
 
   void rows(const std::string &Path, const Options &O, RowsResult &R) override {
-    LLVMContext Ctx;
-    mir2vec::MachineModule MM = loadChecked(Path, Ctx, O, R);
+    LoadedMIR L = loadChecked(Path, O, R);
+    const mir2vec::MachineModule &MM = L.MM;
     if (!MM.M)
       return;
     R.Matched = mir2vec::collectModuleRows(MM, *V, *Layout,
@@ -150,38 +159,52 @@ private:
 
   /// Reads \p Path; standard input is read once and kept, since the first
   /// input is read twice when it names the target.
-  mir2vec::MachineModule load(const std::string &Path, LLVMContext &Ctx,
-                              const Options &O) {
-    if (Path != "-")
-      return mir2vec::loadMIRFile(Path, Ctx, O.MTriple);
+  LoadedMIR load(const std::string &Path, const Options &O) {
+    LoadedMIR L;
+    if (Path != "-") {
+      L.MM = mir2vec::loadMIRFile(Path, *L.Ctx, O.MTriple);
+      return L;
+    }
     std::unique_ptr<MemoryBuffer> Copy;
     {
-      std::lock_guard<std::mutex> Lock(StdinMutex);
+      std::lock_guard<std::mutex> Lock(Mutex);
       if (!Stdin) {
         ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getSTDIN();
         if (!Buf) {
-          mir2vec::MachineModule MM;
-          MM.Error = "<stdin>: " + Buf.getError().message();
-          return MM;
+          L.MM.Error = "<stdin>: " + Buf.getError().message();
+          return L;
         }
         Stdin = std::move(*Buf);
       }
       Copy = MemoryBuffer::getMemBufferCopy(Stdin->getBuffer(), "<stdin>");
     }
-    return mir2vec::loadMIRBuffer(std::move(Copy), "<stdin>", Ctx, O.MTriple);
+    L.MM =
+        mir2vec::loadMIRBuffer(std::move(Copy), "<stdin>", *L.Ctx, O.MTriple);
+    return L;
   }
 
-  /// load(), then the warnings and the error into \p R; a module of another
-  /// target than the run's is an error.
-  mir2vec::MachineModule loadChecked(const std::string &Path, LLVMContext &Ctx,
-                                     const Options &O, InputResult &R) {
-    mir2vec::MachineModule MM = load(Path, Ctx, O);
+  /// The module prepare() read, if \p Path is its input and it is still
+  /// there; then load(). The warnings and the error go to \p R, and a module
+  /// of another target than the run's is an error.
+  LoadedMIR loadChecked(const std::string &Path, const Options &O,
+                        InputResult &R) {
+    LoadedMIR L;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (First && Path == FirstPath) {
+        L = std::move(*First);
+        First.reset();
+      }
+    }
+    if (!L.MM.M)
+      L = load(Path, O);
+    mir2vec::MachineModule &MM = L.MM;
     std::string Name = displayName(Path);
     for (const std::string &W : MM.Warnings)
       R.Warnings.push_back(Name + ": " + W);
     if (!MM.M) {
       R.Error = MM.Error;
-      return MM;
+      return L;
     }
     for (const Function *F :
          mir2vec::functionsWithoutMachineCode(MM, O.FunctionName))
@@ -194,7 +217,7 @@ private:
       MM.MMI.reset();
       MM.M.reset();
     }
-    return MM;
+    return L;
   }
 
   static mir2vec::EmbeddingOutputOptions outputOptions(const std::string &Path,
@@ -210,8 +233,10 @@ private:
   std::shared_ptr<const mir2vec::TargetLayout> Layout;
   std::string Target;
   std::optional<vocab::Vocabulary> V;
-  std::mutex StdinMutex;
+  std::mutex Mutex;
   std::unique_ptr<MemoryBuffer> Stdin;
+  std::string FirstPath;
+  std::unique_ptr<LoadedMIR> First;
 };
 
 } // namespace

@@ -113,6 +113,15 @@ public:
   unsigned numRegisterClasses() const {
     return VirtualRegisterBase - PhysicalRegisterBase;
   }
+  /// The entity of physical register \p Reg: its smallest register class
+  /// (TargetRegisterInfo::getMinimalPhysRegClass, looked up once per
+  /// register when the layout is built); std::nullopt without a class.
+  std::optional<EntityId> physicalRegisterEntityOf(unsigned Reg) const {
+    if (Reg >= PhysicalRegisterClass.size() || PhysicalRegisterClass[Reg] < 0)
+      return std::nullopt;
+    return PhysicalRegisterBase +
+           static_cast<unsigned>(PhysicalRegisterClass[Reg]);
+  }
   /// The entity upstream's triplets give a register without a class
   /// ($noreg, stack slots): the first virtual register class.
   EntityId noRegisterEntity() const { return VirtualRegisterBase; }
@@ -120,6 +129,8 @@ public:
 private:
   std::shared_ptr<const vocab::Layout> L;
   std::vector<EntityId> OpcodeEntity;
+  /// Physical register -> id of its smallest class, or -1.
+  std::vector<int> PhysicalRegisterClass;
   EntityId CommonOperandBase = 0, PhysicalRegisterBase = 0,
            VirtualRegisterBase = 0;
 };
