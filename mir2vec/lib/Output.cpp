@@ -68,6 +68,11 @@ unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
                     EmbeddingSink &S) {
   std::vector<double> Vec(V.dimension());
   std::string Text;
+  // MachineInstr's own print builds a slot tracker of the whole module,
+  // metadata included, for every instruction: quadratic. Its numbering is
+  // the module's whatever function is printed, so one tracker for the walk
+  // prints the same text.
+  std::optional<ModuleSlotTracker> MST;
   return forEachFunction(
       MM, Opts.FunctionName, [&](const Function &F, const MachineFunction *MF) {
         EmbeddingRecord R;
@@ -93,13 +98,10 @@ unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
           }
           return;
         case LevelKind::Instruction: {
-          // MachineInstr's own print builds a slot tracker of the whole
-          // module for every instruction (quadratic); one per function
-          // prints the same text.
-          std::optional<ModuleSlotTracker> MST;
           const TargetInstrInfo *TII = MF->getSubtarget().getInstrInfo();
           if (Opts.InstructionText) {
-            MST.emplace(F.getParent());
+            if (!MST)
+              MST.emplace(MM.M.get());
             MST->incorporateFunction(F);
           }
           for (const MachineBasicBlock &MBB : *MF) {
