@@ -35,11 +35,10 @@ inline int commandLineStyle() {
 
 /// Parses \p Args (the arguments after the subcommand) with \p Desc and
 /// \p Positional in that style. Throws what Boost throws.
-inline boost::program_options::parsed_options
-parseArguments(const std::vector<std::string> &Args,
-               const boost::program_options::options_description &Desc,
-               const boost::program_options::positional_options_description
-                   &Positional) {
+inline boost::program_options::parsed_options parseArguments(
+    const std::vector<std::string> &Args,
+    const boost::program_options::options_description &Desc,
+    const boost::program_options::positional_options_description &Positional) {
   return boost::program_options::command_line_parser(Args)
       .options(Desc)
       .positional(Positional)

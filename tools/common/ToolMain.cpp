@@ -22,9 +22,7 @@ namespace {
 class ReportedError : public ErrorInfo<ReportedError> {
 public:
   static char ID;
-  void log(raw_ostream &OS) const override {
-    OS << "errors were reported";
-  }
+  void log(raw_ostream &OS) const override { OS << "errors were reported"; }
   std::error_code convertToErrorCode() const override {
     return inconvertibleErrorCode();
   }

@@ -425,8 +425,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   // clang-format on
   try {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    po::parsed_options Parsed = tools::parseArguments(
-        Args, Desc, po::positional_options_description());
+    po::parsed_options Parsed =
+        tools::parseArguments(Args, Desc, po::positional_options_description());
     for (const po::option &Opt : Parsed.options) {
       if (Opt.string_key == "help")
         return ParseResult::print(Usage);
@@ -524,8 +524,8 @@ static Error run(const Options &O) {
   // file: a failed run leaves no partial output.
   std::string Rendered;
   raw_string_ostream OS(Rendered);
-  if (Error E = O.Command == CommandKind::TopK ? runTopK(O, OS)
-                                               : runPairs(O, OS))
+  if (Error E =
+          O.Command == CommandKind::TopK ? runTopK(O, OS) : runPairs(O, OS))
     return E;
   return irtk::support::writeOutputFile(O.Output, [&](raw_ostream &Out) {
     Out << Rendered;

@@ -226,8 +226,8 @@ static Error runConvert(const std::string &File, const std::string &Output,
       MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/true);
   std::string Name = File == "-" ? "<stdin>" : File;
   if (!Buf)
-    return inputError(Name + ": cannot read vocabulary: " +
-                      Buf.getError().message());
+    return inputError(Name +
+                      ": cannot read vocabulary: " + Buf.getError().message());
   Expected<LegacyVocabulary> L =
       parseLegacyVocabulary((*Buf)->getBuffer(), Name);
   if (!L)
@@ -389,6 +389,6 @@ static Error run(const VocabOptions &O) {
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
-  return irtk::tools::runMain<VocabOptions>(
-      ToolName, parseCommandLine(Argc, Argv), run);
+  return irtk::tools::runMain<VocabOptions>(ToolName,
+                                            parseCommandLine(Argc, Argv), run);
 }
