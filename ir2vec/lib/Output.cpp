@@ -102,7 +102,6 @@ TripletSummary collectModuleTriplets(const Module &M,
                                      std::vector<vocab::Triplet> &Out,
                                      StringRef FunctionName) {
   TripletSummary Summary;
-  size_t Before = Out.size();
   for (const Function &F : M) {
     if (F.isDeclaration())
       continue;
@@ -112,7 +111,6 @@ TripletSummary collectModuleTriplets(const Module &M,
         std::max(Summary.MaxRelation, collectTriplets(F, Out));
     ++Summary.Functions;
   }
-  Summary.Triplets = Out.size() - Before;
   return Summary;
 }
 

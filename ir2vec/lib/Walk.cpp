@@ -15,9 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Walk.h"
+#include "irtk/support/Symbols.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/AssemblyAnnotationWriter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Metadata.h"
@@ -30,12 +30,7 @@ using namespace llvm;
 namespace irtk::ir2vec {
 
 bool functionMatches(const Function &F, StringRef Name) {
-  if (F.getName() == Name)
-    return true;
-  // Only mangled names can demangle to something else.
-  if (!F.getName().starts_with("_Z") && !F.getName().starts_with("?"))
-    return false;
-  return demangle(F.getName()) == Name;
+  return support::symbolMatches(F.getName(), Name);
 }
 
 static bool referencesMDNode(const Instruction &I) {

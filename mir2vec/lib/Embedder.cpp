@@ -30,13 +30,11 @@ namespace irtk::mir2vec {
 
 Embedder::Embedder(const MachineFunction &MF, const vocab::Vocabulary &V,
                    const TargetLayout &L)
-    : MF(MF), V(V), L(L), TRI(*MF.getSubtarget().getRegisterInfo()),
-      MRI(MF.getRegInfo()), Dim(V.dimension()), InstScratch(Dim),
-      BlockScratch(Dim) {}
+    : MF(MF), V(V), L(L), MRI(MF.getRegInfo()), Dim(V.dimension()),
+      InstScratch(Dim), BlockScratch(Dim) {}
 
 std::optional<EntityId> operandEntity(const MachineOperand &MO,
                                       const TargetLayout &L,
-                                      const TargetRegisterInfo &TRI,
                                       const MachineRegisterInfo &MRI) {
   if (!MO.isReg())
     return L.commonOperandEntity(MO.getType());
@@ -62,7 +60,7 @@ void Embedder::computeInstVector(const MachineInstr &MI, double *Out) const {
   const double *Opc = V.data(L.opcodeEntity(MI.getOpcode()));
   std::copy(Opc, Opc + Dim, Out);
   for (const MachineOperand &MO : MI.operands()) {
-    if (std::optional<EntityId> E = operandEntity(MO, L, TRI, MRI)) {
+    if (std::optional<EntityId> E = operandEntity(MO, L, MRI)) {
       const double *P = V.data(*E);
       for (unsigned I = 0; I < Dim; ++I)
         Out[I] += P[I];

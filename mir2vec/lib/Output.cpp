@@ -10,6 +10,7 @@
 #include "irtk/mir2vec/Embedder.h"
 
 #include "irtk/support/Format.h"
+#include "irtk/support/Symbols.h"
 
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/MachineInstr.h"
@@ -28,14 +29,6 @@ namespace irtk::mir2vec {
 
 EmbeddingSink::~EmbeddingSink() = default;
 
-static bool functionMatches(const Function &F, StringRef Name) {
-  if (F.getName() == Name)
-    return true;
-  if (!F.getName().starts_with("_Z") && !F.getName().starts_with("?"))
-    return false;
-  return demangle(F.getName()) == Name;
-}
-
 /// Calls \p Visit for the defined functions of \p MM that \p FunctionName
 /// selects, with their machine function or null; returns how many there
 /// were.
@@ -44,7 +37,8 @@ static unsigned forEachFunction(const MachineModule &MM, StringRef FunctionName,
                                 FnT Visit) {
   unsigned Matched = 0;
   for (const Function &F : MM.M->getFunctionDefs()) {
-    if (!FunctionName.empty() && !functionMatches(F, FunctionName))
+    if (!FunctionName.empty() &&
+        !support::symbolMatches(F.getName(), FunctionName))
       continue;
     ++Matched;
     Visit(F, MM.machineFunction(F));
@@ -248,13 +242,11 @@ TripletSummary collectModuleTriplets(const MachineModule &MM,
                                      std::vector<vocab::Triplet> &Out,
                                      StringRef FunctionName) {
   TripletSummary Summary;
-  size_t Before = Out.size();
   // The entity of an operand needs no vocabulary, only the layout.
   Summary.Functions = forEachFunction(
       MM, FunctionName, [&](const Function &, const MachineFunction *MF) {
         if (!MF)
           return;
-        const TargetRegisterInfo &TRI = *MF->getSubtarget().getRegisterInfo();
         const MachineRegisterInfo &MRI = MF->getRegInfo();
         bool HasPrev = false;
         EntityId Prev = 0;
@@ -267,10 +259,10 @@ TripletSummary collectModuleTriplets(const MachineModule &MM,
               Out.push_back({Prev, Opc, NextRelation});
             unsigned Arg = 0;
             for (const MachineOperand &MO : MI.operands())
-              Out.push_back({Opc,
-                             operandEntity(MO, L, TRI, MRI)
-                                 .value_or(L.noRegisterEntity()),
-                             ArgBase + Arg++});
+              Out.push_back(
+                  {Opc,
+                   operandEntity(MO, L, MRI).value_or(L.noRegisterEntity()),
+                   ArgBase + Arg++});
             if (Arg > 0)
               Summary.MaxRelation =
                   std::max(Summary.MaxRelation, ArgBase + Arg - 1);
@@ -278,7 +270,6 @@ TripletSummary collectModuleTriplets(const MachineModule &MM,
             HasPrev = true;
           }
       });
-  Summary.Triplets = Out.size() - Before;
   return Summary;
 }
 

@@ -25,7 +25,6 @@
 #include "irtk/support/OutputFile.h"
 #include "irtk/support/ParallelMap.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -136,19 +135,15 @@ public:
   }
 
   std::unique_ptr<InputResult> process(const std::string &Path,
-                                       raw_ostream *Direct) override {
+                                       raw_ostream *) override {
     auto R = std::make_unique<TripletsResult>();
-    H.triplets(Path, O, *R, Direct);
+    H.triplets(Path, O, *R);
     return R;
   }
-  raw_ostream *directStream() override { return Spool.get(); }
   void accept(InputResult &Base) override {
     auto &R = static_cast<TripletsResult &>(Base);
-    *Spool << R.Text;
-    if (!O.Dedup)
-      Lines += R.Count;
     for (const vocab::Triplet &T : R.Triplets)
-      if (Dedup.insert(T)) {
+      if (!O.Dedup || Dedup.insert(T)) {
         vocab::writeTripletLine(T, *Spool);
         ++Lines;
       }

@@ -33,6 +33,13 @@ namespace irtk::cli {
 
 ModeHandler::~ModeHandler() = default;
 
+std::string recordedVocabularyPath(StringRef Path) {
+  SmallString<256> P(Path);
+  if (Path != "-")
+    sys::fs::make_absolute(P);
+  return std::string(P);
+}
+
 namespace {
 
 class IRModeHandler : public ModeHandler {
@@ -60,29 +67,21 @@ public:
   }
 
   store::StoreInfo storeInfo(const Options &O) override {
-    SmallString<256> VocabPath(O.VocabPath);
-    if (O.VocabPath != "-")
-      sys::fs::make_absolute(VocabPath);
-    return ir2vec::makeStoreInfo(V->dimension(), O.Level, O.Kind, VocabPath,
-                                 O.Weights, StringRef(VersionText).trim());
+    return ir2vec::makeStoreInfo(V->dimension(), O.Level, O.Kind,
+                                 recordedVocabularyPath(O.VocabPath), O.Weights,
+                                 StringRef(VersionText).trim());
   }
 
-  void triplets(const std::string &Path, const Options &O, TripletsResult &R,
-                raw_ostream *Direct) override {
+  void triplets(const std::string &Path, const Options &O,
+                TripletsResult &R) override {
     LLVMContext Ctx;
     std::unique_ptr<Module> M = load(Path, Ctx, R);
     if (!M)
       return;
-    ir2vec::TripletSummary S;
-    if (O.Dedup) {
-      S = ir2vec::collectModuleTriplets(*M, R.Triplets, O.FunctionName);
-    } else {
-      raw_string_ostream Buffer(R.Text);
-      S = ir2vec::writeTriplets(*M, Direct ? *Direct : Buffer, O.FunctionName);
-    }
+    ir2vec::TripletSummary S =
+        ir2vec::collectModuleTriplets(*M, R.Triplets, O.FunctionName);
     R.MaxRelation = S.MaxRelation;
     R.Matched = S.Functions;
-    R.Count = S.Triplets;
   }
 
   void embeddings(const std::string &Path, const Options &O, TextResult &R,
@@ -106,10 +105,6 @@ public:
   }
 
 private:
-  static std::string displayName(const std::string &Path) {
-    return Path == "-" ? "<stdin>" : Path;
-  }
-
   /// Parses and verifies \p Path into \p Ctx; on failure the error is in
   /// \p R and the result is null.
   static std::unique_ptr<Module> load(const std::string &Path, LLVMContext &Ctx,

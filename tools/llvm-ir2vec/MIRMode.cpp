@@ -98,33 +98,21 @@ public:
   unsigned minMaxRelation() const override { return mir2vec::NextRelation; }
 
   store::StoreInfo storeInfo(const Options &O) override {
-    SmallString<256> VocabPath(O.MIRVocabPath);
-    if (O.MIRVocabPath != "-")
-      sys::fs::make_absolute(VocabPath);
-    return mir2vec::makeStoreInfo(V->dimension(), O.Level, VocabPath,
+    return mir2vec::makeStoreInfo(V->dimension(), O.Level,
+                                  recordedVocabularyPath(O.MIRVocabPath),
                                   O.MIRWeights, StringRef(VersionText).trim());
   }
 
-  void triplets(const std::string &Path, const Options &O, TripletsResult &R,
-                raw_ostream *Direct) override {
+  void triplets(const std::string &Path, const Options &O,
+                TripletsResult &R) override {
     LoadedMIR L = loadChecked(Path, O, R);
     const mir2vec::MachineModule &MM = L.MM;
     if (!MM.M)
       return;
-    std::vector<vocab::Triplet> Triplets;
     mir2vec::TripletSummary S =
-        mir2vec::collectModuleTriplets(MM, *Layout, Triplets, O.FunctionName);
-    if (O.Dedup) {
-      R.Triplets = std::move(Triplets);
-    } else {
-      raw_string_ostream Buffer(R.Text);
-      raw_ostream &OS = Direct ? *Direct : Buffer;
-      for (const vocab::Triplet &T : Triplets)
-        vocab::writeTripletLine(T, OS);
-    }
+        mir2vec::collectModuleTriplets(MM, *Layout, R.Triplets, O.FunctionName);
     R.MaxRelation = S.MaxRelation;
     R.Matched = S.Functions;
-    R.Count = S.Triplets;
   }
 
   void embeddings(const std::string &Path, const Options &O, TextResult &R,
@@ -148,10 +136,6 @@ public:
   }
 
 private:
-  static std::string displayName(const std::string &Path) {
-    return Path == "-" ? "<stdin>" : Path;
-  }
-
   void setTarget(const TargetMachine &TM) {
     Layout = mir2vec::layoutOf(TM);
     Target = mir2vec::layoutDescription(TM);

@@ -57,13 +57,10 @@ struct RowsResult : InputResult {
   store::RowBatch Rows;
 };
 
-/// triplets: lines already written (Text), or, with --dedup, the triplets
-/// themselves, deduplicated across inputs when written.
+/// triplets: the input's triplets, written (with --dedup: the new ones) by
+/// the run loop in input order.
 struct TripletsResult : InputResult {
-  std::string Text;
   std::vector<vocab::Triplet> Triplets;
-  /// Triplets the input gave (before de-duplication).
-  size_t Count = 0;
   unsigned MaxRelation = 1;
 };
 
@@ -91,12 +88,20 @@ public:
   virtual store::StoreInfo storeInfo(const Options &O) = 0;
 
   virtual void triplets(const std::string &Path, const Options &O,
-                        TripletsResult &R, llvm::raw_ostream *Direct) = 0;
+                        TripletsResult &R) = 0;
   virtual void embeddings(const std::string &Path, const Options &O,
                           TextResult &R, llvm::raw_ostream *Direct) = 0;
   virtual void rows(const std::string &Path, const Options &O,
                     RowsResult &R) = 0;
 };
+
+/// How an input is named in messages and records ("-" is "<stdin>").
+inline std::string displayName(const std::string &Path) {
+  return Path == "-" ? "<stdin>" : Path;
+}
+
+/// The vocabulary path a store records: absolute, or "-".
+std::string recordedVocabularyPath(llvm::StringRef Path);
 
 /// --mode=llvm: LLVM IR, textual or bitcode.
 std::unique_ptr<ModeHandler> createIRModeHandler();

@@ -60,8 +60,6 @@ struct TripletSummary {
   unsigned MaxRelation = 1;
   /// Defined functions whose triplets were written.
   unsigned Functions = 0;
-  /// Triplets written or collected (before any de-duplication).
-  size_t Triplets = 0;
 };
 
 /// Appends the triplets of \p M to \p Out, only for \p FunctionName (symbol

@@ -37,20 +37,19 @@ class MachineFunction;
 class MachineInstr;
 class MachineOperand;
 class MachineRegisterInfo;
-class TargetRegisterInfo;
 } // namespace llvm
 
 namespace irtk::mir2vec {
 
 using Embedding = std::vector<double>;
 
-/// The entity operand \p MO of a function with register info \p TRI and
-/// \p MRI stands for: its operand kind, or the class of its register;
-/// std::nullopt for a register without a class ($noreg, a stack slot,
-/// $mxcsr, a generic virtual register).
+/// The entity operand \p MO of a function with register info \p MRI stands
+/// for: its operand kind, or the class of its register (a physical
+/// register's smallest class, from \p L); std::nullopt for a register
+/// without a class ($noreg, a stack slot, $mxcsr, a generic virtual
+/// register) and for a debug instruction reference.
 std::optional<EntityId> operandEntity(const llvm::MachineOperand &MO,
                                       const TargetLayout &L,
-                                      const llvm::TargetRegisterInfo &TRI,
                                       const llvm::MachineRegisterInfo &MRI);
 
 class Embedder {
@@ -72,7 +71,6 @@ private:
   const llvm::MachineFunction &MF;
   const vocab::Vocabulary &V;
   const TargetLayout &L;
-  const llvm::TargetRegisterInfo &TRI;
   const llvm::MachineRegisterInfo &MRI;
   const unsigned Dim;
   mutable std::vector<double> InstScratch, BlockScratch;

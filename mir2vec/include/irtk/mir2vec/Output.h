@@ -122,7 +122,6 @@ struct TripletSummary {
   /// Largest relation id, at least 0 (Next).
   unsigned MaxRelation = NextRelation;
   unsigned Functions = 0;
-  size_t Triplets = 0;
 };
 
 /// Appends the triplets of \p MM, as upstream's: per non-debug instruction,
