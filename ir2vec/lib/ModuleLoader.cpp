@@ -7,9 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/ModuleLoader.h"
+#include "irtk/ir2vec/Diagnostics.h"
 
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Support/SourceMgr.h"
@@ -23,43 +22,23 @@ static StringRef firstLine(StringRef S) {
   return S.trim().split('\n').first.trim();
 }
 
-namespace {
-/// What the context's handler saw while the module was read.
-struct Collected {
-  std::string FirstError;
-  std::vector<std::string> Warnings;
-};
-} // namespace
-
-static void collect(const DiagnosticInfo *DI, void *Context) {
-  auto &C = *static_cast<Collected *>(Context);
-  std::string Msg;
-  raw_string_ostream OS(Msg);
-  DiagnosticPrinterRawOStream DP(OS);
-  DI->print(DP);
-  if (DI->getSeverity() == DS_Error) {
-    if (C.FirstError.empty())
-      C.FirstError = firstLine(Msg).str();
-  } else if (DI->getSeverity() == DS_Warning) {
-    C.Warnings.push_back(firstLine(Msg).str());
-  }
-}
-
-static void ignore(const DiagnosticInfo *, void *) {}
-
-LoadedModule loadModule(StringRef Path, LLVMContext &Ctx) {
+/// Parses with \p Parse, then verifies.
+static LoadedModule
+load(LLVMContext &Ctx,
+     function_ref<std::unique_ptr<Module>(SMDiagnostic &)> Parse) {
   LoadedModule L;
-  Collected C;
-  Ctx.setDiagnosticHandlerCallBack(collect, &C, /*RespectFilters=*/true);
   SMDiagnostic Diag;
-  L.M = parseIRFile(Path, Diag, Ctx);
-  // C lives on this stack frame only.
-  Ctx.setDiagnosticHandlerCallBack(ignore, nullptr);
-  L.Warnings = std::move(C.Warnings);
-  if (!C.FirstError.empty() || !L.M) {
+  std::string FirstError;
+  {
+    DiagnosticCollector C(Ctx);
+    L.M = Parse(Diag);
+    L.Warnings = std::move(C.Warnings);
+    FirstError = std::move(C.FirstError);
+  }
+  if (!FirstError.empty() || !L.M) {
     L.Failure = LoadFailureKind::Parse;
-    if (!C.FirstError.empty()) {
-      L.Message = std::move(C.FirstError);
+    if (!FirstError.empty()) {
+      L.Message = std::move(FirstError);
     } else {
       L.Message = Diag.getMessage().str();
       if (Diag.getLineNo() > 0) {
@@ -78,6 +57,15 @@ LoadedModule loadModule(StringRef Path, LLVMContext &Ctx) {
     L.M.reset();
   }
   return L;
+}
+
+LoadedModule loadModule(StringRef Path, LLVMContext &Ctx) {
+  return load(Ctx,
+              [&](SMDiagnostic &Diag) { return parseIRFile(Path, Diag, Ctx); });
+}
+
+LoadedModule loadModule(MemoryBufferRef Buf, LLVMContext &Ctx) {
+  return load(Ctx, [&](SMDiagnostic &Diag) { return parseIR(Buf, Diag, Ctx); });
 }
 
 std::string LoadedModule::located() const {

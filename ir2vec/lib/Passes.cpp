@@ -139,22 +139,6 @@ PreservedAnalyses VocabPrinterPass::run(Module &M, ModuleAnalysisManager &MAM) {
   return PreservedAnalyses::all();
 }
 
-/// Appends \p Text to \p Path under an exclusive lock, so that parallel
-/// compilations can share one file without interleaving lines.
-static Error appendLocked(StringRef Path, StringRef Text) {
-  int FD;
-  if (std::error_code EC = sys::fs::openFileForWrite(
-          Path, FD, sys::fs::CD_OpenAlways, sys::fs::OF_Append))
-    return createFileError(Path, EC);
-  raw_fd_ostream OS(FD, /*shouldClose=*/true);
-  if (std::error_code EC = sys::fs::lockFile(FD))
-    return createFileError(Path, EC);
-  OS << Text;
-  Error E = takeWriteError(OS, Path);
-  (void)sys::fs::unlockFile(FD);
-  return E;
-}
-
 namespace {
 /// Attaches each function's embedding as metadata and/or writes it as a
 /// JSON line.

@@ -8,12 +8,12 @@
 
 #include "irtk/mir2vec/Loader.h"
 
+#include "irtk/ir2vec/Diagnostics.h"
+
 #include "llvm/CodeGen/MIRParser/MIRParser.h"
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/TargetSubtargetInfo.h"
 #include "llvm/IR/DerivedTypes.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -45,41 +45,14 @@ MachineFunction *MachineModule::machineFunction(const Function &F) const {
   return MMI ? MMI->getMachineFunction(F) : nullptr;
 }
 
-const MachineFunction *MachineModule::firstMachineFunction() const {
-  if (!M)
-    return nullptr;
-  for (const Function &F : M->getFunctionDefs())
-    if (const MachineFunction *MF = machineFunction(F))
-      return MF;
-  return nullptr;
+DeferredLowering::~DeferredLowering() = default;
+
+void MachineModule::release() {
+  MMI = nullptr;
+  Lowering.reset();
+  OwnedMMI.reset();
+  M.reset();
 }
-
-namespace {
-struct Collected {
-  std::string FirstError;
-  std::vector<std::string> Warnings;
-};
-} // namespace
-
-static StringRef firstLine(StringRef S) {
-  return S.trim().split('\n').first.trim();
-}
-
-static void collect(const DiagnosticInfo *DI, void *Context) {
-  auto &C = *static_cast<Collected *>(Context);
-  std::string Msg;
-  raw_string_ostream OS(Msg);
-  DiagnosticPrinterRawOStream DP(OS);
-  DI->print(DP);
-  if (DI->getSeverity() == DS_Error) {
-    if (C.FirstError.empty())
-      C.FirstError = firstLine(Msg).str();
-  } else if (DI->getSeverity() == DS_Warning) {
-    C.Warnings.push_back(firstLine(Msg).str());
-  }
-}
-
-static void ignore(const DiagnosticInfo *, void *) {}
 
 /// "<file>:<line>:<col>: <message>" from \p D, or \p Name and the message.
 static std::string describe(const SMDiagnostic &D, StringRef Name) {
@@ -108,10 +81,8 @@ MachineModule loadMIRFile(StringRef Path, LLVMContext &Ctx,
 MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
                             LLVMContext &Ctx, StringRef TripleOverride) {
   MachineModule R;
-  Collected C;
-  Ctx.setDiagnosticHandlerCallBack(collect, &C, /*RespectFilters=*/true);
+  ir2vec::DiagnosticCollector C(Ctx);
   auto Finish = [&](std::string Error) {
-    Ctx.setDiagnosticHandlerCallBack(ignore, nullptr);
     R.Warnings = std::move(C.Warnings);
     if (Error.empty() && !C.FirstError.empty())
       Error = C.FirstError;
@@ -120,8 +91,7 @@ MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
       Error = (Name + Error.substr(4)).str();
     if (!Error.empty()) {
       R.Error = std::move(Error);
-      R.MMI.reset();
-      R.M.reset();
+      R.release();
     }
     return std::move(R);
   };
@@ -163,7 +133,8 @@ MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
     return Finish((Name + ": no target machine").str());
   if (!TripleOverride.empty())
     R.M->setTargetTriple(Triple(TripleOverride));
-  R.MMI = std::make_unique<MachineModuleInfo>(R.TM.get());
+  R.OwnedMMI = std::make_unique<MachineModuleInfo>(R.TM.get());
+  R.MMI = R.OwnedMMI.get();
   if (Parser->parseMachineFunctions(*R.M, *R.MMI))
     return Finish(C.FirstError.empty()
                       ? (Name + ": cannot parse the machine functions").str()
@@ -171,18 +142,28 @@ MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
   return Finish("");
 }
 
-Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef TT) {
-  Triple T(TT);
+Expected<std::unique_ptr<TargetMachine>>
+createTargetMachine(StringRef TripleName, CodeGenOptLevel OptLevel) {
+  Triple T(TripleName);
   std::string Err;
   const Target *Tgt = TargetRegistry::lookupTarget(T, Err);
   if (!Tgt)
     return createStringError(inconvertibleErrorCode(), Err);
-  std::unique_ptr<TargetMachine> TM(
-      Tgt->createTargetMachine(T, "", "", TargetOptions(), std::nullopt));
+  std::unique_ptr<TargetMachine> TM(Tgt->createTargetMachine(
+      T, "", "", TargetOptions(), std::nullopt, std::nullopt, OptLevel));
   if (!TM)
     return createStringError(inconvertibleErrorCode(),
                              "cannot create a target machine for " + T.str());
   return TM;
+}
+
+std::string defaultVocabularyPath(StringRef BinaryPath,
+                                  const TargetMachine &TM) {
+  StringRef Target = TM.getTarget().getName();
+  if (Target != "x86-64")
+    return "";
+  return vocab::bundledVocabularyPath(
+      BinaryPath, ("mir2vec-" + Target + "-75d.json").str());
 }
 
 std::shared_ptr<const TargetLayout> layoutOf(const TargetMachine &TM) {

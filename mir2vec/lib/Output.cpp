@@ -30,96 +30,127 @@ namespace irtk::mir2vec {
 EmbeddingSink::~EmbeddingSink() = default;
 
 /// Calls \p Visit for the defined functions of \p MM that \p FunctionName
-/// selects, with their machine function or null; returns how many there
-/// were.
+/// selects, in module order, with their machine function or null; returns
+/// how many there were. A module lowered from IR is compiled now.
 template <typename FnT>
 static unsigned forEachFunction(const MachineModule &MM, StringRef FunctionName,
                                 FnT Visit) {
   unsigned Matched = 0;
-  for (const Function &F : MM.M->getFunctionDefs()) {
+  auto VisitIfSelected = [&](const Function &F, const MachineFunction *MF) {
     if (!FunctionName.empty() &&
         !support::symbolMatches(F.getName(), FunctionName))
-      continue;
+      return;
     ++Matched;
-    Visit(F, MM.machineFunction(F));
+    Visit(F, MF);
+  };
+  if (!MM.Lowering) {
+    for (const Function &F : MM.M->getFunctionDefs())
+      VisitIfSelected(F, MM.machineFunction(F));
+    return Matched;
   }
+  // Code generation visits the functions it compiles in module order; the
+  // definitions it skips between them have no machine function.
+  auto Defs = MM.M->getFunctionDefs();
+  auto Next = Defs.begin();
+  MM.Lowering->run([&](const Function &F, const MachineFunction &MF) {
+    while (Next != Defs.end() && &*Next != &F)
+      VisitIfSelected(*Next++, nullptr);
+    if (Next != Defs.end())
+      ++Next;
+    VisitIfSelected(F, &MF);
+  });
+  while (Next != Defs.end())
+    VisitIfSelected(*Next++, nullptr);
   return Matched;
 }
 
 std::vector<const Function *>
 functionsWithoutMachineCode(const MachineModule &MM, StringRef FunctionName) {
   std::vector<const Function *> Missing;
-  forEachFunction(MM, FunctionName,
-                  [&](const Function &F, const MachineFunction *MF) {
-                    if (!MF)
-                      Missing.push_back(&F);
-                  });
+  for (const Function &F : MM.M->getFunctionDefs()) {
+    if (!FunctionName.empty() &&
+        !support::symbolMatches(F.getName(), FunctionName))
+      continue;
+    // Code generation skips available_externally definitions.
+    bool HasMachineCode = MM.Lowering ? !F.hasAvailableExternallyLinkage()
+                                      : MM.machineFunction(F) != nullptr;
+    if (!HasMachineCode)
+      Missing.push_back(&F);
+  }
   return Missing;
+}
+
+/// Walks \p MF, the machine function of \p F. \p MST prints instruction
+/// text: MachineInstr's own print builds a slot tracker of the whole
+/// module, metadata included, for every instruction (quadratic); its
+/// numbering is the module's whatever function is printed, so one tracker
+/// for a walk prints the same text.
+static void walkFunction(const Function &F, const MachineFunction &MF,
+                         const vocab::Vocabulary &V, const TargetLayout &L,
+                         const WalkOptions &Opts, EmbeddingSink &S,
+                         std::optional<ModuleSlotTracker> &MST) {
+  std::vector<double> Vec(V.dimension());
+  EmbeddingRecord R;
+  R.Level = Opts.Level;
+  R.F = &F;
+  R.MF = &MF;
+  R.Vector = Vec;
+  S.beginFunction(F);
+  Embedder E(MF, V, L);
+  switch (Opts.Level) {
+  case LevelKind::Function:
+    E.computeFunctionVector(Vec.data());
+    S.record(R);
+    return;
+  case LevelKind::BasicBlock:
+    for (const MachineBasicBlock &MBB : MF) {
+      R.MBB = &MBB;
+      E.computeBlockVector(MBB, Vec.data());
+      S.record(R);
+      ++R.BlockIndex;
+    }
+    return;
+  case LevelKind::Instruction: {
+    const TargetInstrInfo *TII = MF.getSubtarget().getInstrInfo();
+    if (Opts.InstructionText) {
+      if (!MST)
+        MST.emplace(F.getParent());
+      MST->incorporateFunction(F);
+    }
+    std::string Text;
+    for (const MachineBasicBlock &MBB : MF) {
+      R.MBB = &MBB;
+      R.InstIndex = 0;
+      for (const MachineInstr &MI : MBB) {
+        R.MI = &MI;
+        E.computeInstVector(MI, Vec.data());
+        if (Opts.InstructionText) {
+          Text.clear();
+          raw_string_ostream OS(Text);
+          MI.print(OS, *MST, /*IsStandalone=*/true, /*SkipOpers=*/false,
+                   /*SkipDebugLoc=*/false, /*AddNewLine=*/true, TII);
+          R.InstText = StringRef(Text).rtrim('\n');
+        }
+        S.record(R);
+        ++R.InstIndex;
+      }
+      ++R.BlockIndex;
+    }
+    return;
+  }
+  }
 }
 
 unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
                     const TargetLayout &L, const WalkOptions &Opts,
                     EmbeddingSink &S) {
-  std::vector<double> Vec(V.dimension());
-  std::string Text;
-  // MachineInstr's own print builds a slot tracker of the whole module,
-  // metadata included, for every instruction: quadratic. Its numbering is
-  // the module's whatever function is printed, so one tracker for the walk
-  // prints the same text.
   std::optional<ModuleSlotTracker> MST;
-  return forEachFunction(
-      MM, Opts.FunctionName, [&](const Function &F, const MachineFunction *MF) {
-        EmbeddingRecord R;
-        R.Level = Opts.Level;
-        R.F = &F;
-        R.MF = MF;
-        R.Vector = Vec;
-        if (!MF)
-          return; // As upstream: no machine function, no embedding.
-        S.beginFunction(F);
-        Embedder E(*MF, V, L);
-        switch (Opts.Level) {
-        case LevelKind::Function:
-          E.computeFunctionVector(Vec.data());
-          S.record(R);
-          return;
-        case LevelKind::BasicBlock:
-          for (const MachineBasicBlock &MBB : *MF) {
-            R.MBB = &MBB;
-            E.computeBlockVector(MBB, Vec.data());
-            S.record(R);
-            ++R.BlockIndex;
-          }
-          return;
-        case LevelKind::Instruction: {
-          const TargetInstrInfo *TII = MF->getSubtarget().getInstrInfo();
-          if (Opts.InstructionText) {
-            if (!MST)
-              MST.emplace(MM.M.get());
-            MST->incorporateFunction(F);
-          }
-          for (const MachineBasicBlock &MBB : *MF) {
-            R.MBB = &MBB;
-            R.InstIndex = 0;
-            for (const MachineInstr &MI : MBB) {
-              R.MI = &MI;
-              E.computeInstVector(MI, Vec.data());
-              if (Opts.InstructionText) {
-                Text.clear();
-                raw_string_ostream OS(Text);
-                MI.print(OS, *MST, /*IsStandalone=*/true, /*SkipOpers=*/false,
-                         /*SkipDebugLoc=*/false, /*AddNewLine=*/true, TII);
-                R.InstText = StringRef(Text).rtrim('\n');
-              }
-              S.record(R);
-              ++R.InstIndex;
-            }
-            ++R.BlockIndex;
-          }
-          return;
-        }
-        }
-      });
+  return forEachFunction(MM, Opts.FunctionName,
+                         [&](const Function &F, const MachineFunction *MF) {
+                           // As upstream: no machine function, no embedding.
+                           if (MF)
+                             walkFunction(F, *MF, V, L, Opts, S, MST);
+                         });
 }
 
 namespace {
@@ -214,6 +245,21 @@ unsigned writeEmbeddings(const MachineModule &MM, const vocab::Vocabulary &V,
   return walkModule(MM, V, L, walkOptions(Opts), S);
 }
 
+void writeFunctionEmbeddings(const MachineFunction &MF,
+                             const vocab::Vocabulary &V, const TargetLayout &L,
+                             const EmbeddingOutputOptions &Opts,
+                             raw_ostream &OS) {
+  std::optional<ModuleSlotTracker> MST;
+  const Function &F = MF.getFunction();
+  if (Opts.JSONLines) {
+    SiteSink S(Opts, &OS, nullptr);
+    walkFunction(F, MF, V, L, walkOptions(Opts), S, MST);
+  } else {
+    TextSink S(OS, Opts.Level);
+    walkFunction(F, MF, V, L, walkOptions(Opts), S, MST);
+  }
+}
+
 unsigned collectModuleRows(const MachineModule &MM, const vocab::Vocabulary &V,
                            const TargetLayout &L,
                            const EmbeddingOutputOptions &Opts,
@@ -224,7 +270,8 @@ unsigned collectModuleRows(const MachineModule &MM, const vocab::Vocabulary &V,
 
 store::StoreInfo makeStoreInfo(unsigned Dimension, LevelKind Level,
                                StringRef Vocabulary, const Weights &W,
-                               StringRef Tool) {
+                               StringRef Tool, StringRef Target,
+                               const LoweringOptions &L) {
   store::StoreInfo Info;
   Info.Dimension = Dimension;
   Info.Level = levelName(Level).str();
@@ -234,7 +281,46 @@ store::StoreInfo makeStoreInfo(unsigned Dimension, LevelKind Level,
                   {"common_operand", static_cast<double>(W.CommonOperand)},
                   {"register", static_cast<double>(W.Register)}};
   Info.Tool = Tool.str();
+  Info.Source = {{"target", Target.str()},
+                 {"opt_level", std::to_string(static_cast<int>(L.OptLevel))}};
+  if (!L.StopAfter.empty())
+    Info.Source.emplace_back("stop_after", L.StopAfter);
+  if (!L.StopBefore.empty())
+    Info.Source.emplace_back("stop_before", L.StopBefore);
   return Info;
+}
+
+Expected<StoreSettings> readStoreSettings(const store::StoreInfo &Info,
+                                          StringRef Name) {
+  auto Fail = [&](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
+  };
+  if (Info.Kind != EmbeddingKindName)
+    return Fail("\"kind\" is " + Info.Kind + ", not " + EmbeddingKindName);
+  StoreSettings S;
+  std::optional<LevelKind> Level = parseLevel(Info.Level);
+  if (!Level)
+    return Fail("\"level\" is not func, bb or inst");
+  S.Level = *Level;
+  std::optional<double> Opc = Info.weight("opcode"),
+                        Common = Info.weight("common_operand"),
+                        Reg = Info.weight("register");
+  if (!Opc || !Common || !Reg)
+    return Fail("the weights are not opcode, common_operand and register");
+  S.W.Opcode = static_cast<float>(*Opc);
+  S.W.CommonOperand = static_cast<float>(*Common);
+  S.W.Register = static_cast<float>(*Reg);
+  S.Target = Info.source("target").str();
+  if (S.Target.empty())
+    return Fail("no \"source\" target: the store was written before "
+                "llvm-ir2vec recorded how machine IR is made");
+  StringRef OptLevel = Info.source("opt_level");
+  if (OptLevel.size() != 1 || OptLevel[0] < '0' || OptLevel[0] > '3')
+    return Fail("source \"opt_level\" is not 0 to 3");
+  S.Lowering.OptLevel = static_cast<CodeGenOptLevel>(OptLevel[0] - '0');
+  S.Lowering.StopAfter = Info.source("stop_after").str();
+  S.Lowering.StopBefore = Info.source("stop_before").str();
+  return S;
 }
 
 TripletSummary collectModuleTriplets(const MachineModule &MM,

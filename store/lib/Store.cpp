@@ -57,8 +57,20 @@ void writeStoreInfo(const StoreInfo &Info, raw_ostream &OS) {
         J.attribute(Name, W);
     });
     J.attribute("tool", Info.Tool);
+    if (!Info.Source.empty())
+      J.attributeObject("source", [&] {
+        for (const auto &[Name, Value] : Info.Source)
+          J.attribute(Name, Value);
+      });
   });
   OS << '\n';
+}
+
+StringRef StoreInfo::source(StringRef Name) const {
+  for (const auto &[N, V] : Source)
+    if (N == Name)
+      return V;
+  return "";
 }
 
 Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
@@ -120,6 +132,18 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
   llvm::sort(Info.Weights);
   if (std::optional<StringRef> Tool = O->getString("tool"))
     Info.Tool = Tool->str();
+  if (const json::Value *Source = O->get("source")) {
+    const json::Object *S = Source->getAsObject();
+    if (!S)
+      return storeError(Name, "\"source\" is not an object");
+    for (const auto &[Key, Value] : *S) {
+      std::optional<StringRef> Str = Value.getAsString();
+      if (!Str)
+        return storeError(Name, "source \"" + Key.str() + "\" is not a string");
+      Info.Source.emplace_back(Key.str(), Str->str());
+    }
+    llvm::sort(Info.Source);
+  }
   return Info;
 }
 

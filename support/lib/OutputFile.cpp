@@ -109,4 +109,18 @@ Error writeOutputFile(StringRef Path,
   return (*F)->commit();
 }
 
+Error appendLocked(StringRef Path, StringRef Text) {
+  int FD;
+  if (std::error_code EC = sys::fs::openFileForWrite(
+          Path, FD, sys::fs::CD_OpenAlways, sys::fs::OF_Append))
+    return createFileError(Path, EC);
+  raw_fd_ostream OS(FD, /*shouldClose=*/true);
+  if (std::error_code EC = sys::fs::lockFile(FD))
+    return createFileError(Path, EC);
+  OS << Text;
+  Error E = takeWriteError(OS, Path);
+  (void)sys::fs::unlockFile(FD);
+  return E;
+}
+
 } // namespace irtk::support

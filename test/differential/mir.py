@@ -24,12 +24,17 @@ Then, for every multi-function file, our embedding of each function in the
 whole file must equal its embedding alone: the per-function register info
 is used. ``entities`` is compared once per target.
 
+Last, in-process lowering: each LLVM IR input lowered by our llvm-ir2vec
+itself (``--stop-after``, no llc) must give the same triplets and
+instruction-level embeddings as the .mir file llc wrote at that point.
+
 The last line is ``differential-mir: N passed, M failed`` (upstream crashes
 counted separately); the exit status is 1 when anything failed.
 """
 
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import os
 import random
@@ -45,12 +50,12 @@ TARGETS = ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu",
 # (physical registers, calls) for X86-64, where upstream crashes most.
 STOPS = {"x86_64": ["finalize-isel", "virtregrewriter"],
          "aarch64": ["finalize-isel"], "riscv64": ["finalize-isel"]}
-COMMON = ["Immediate", "CImmediate", "FPImmediate", "MBB", "FrameIndex",
-          "ConstantPoolIndex", "TargetIndex", "JumpTableIndex",
-          "ExternalSymbol", "GlobalAddress", "BlockAddress", "RegisterMask",
-          "RegisterLiveOut", "Metadata", "MCSymbol", "CFIIndex",
-          "IntrinsicID", "Predicate", "ShuffleMask", "LaneMask"]
 
+_spec = importlib.util.spec_from_file_location(
+    "random_vocab",
+    Path(__file__).resolve().parent.parent / "Inputs" / "mir-random-vocab.py")
+random_vocab = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(random_vocab)
 
 # Upstream's crashes print a stack trace; symbolizing it would take longer
 # than the rest of the run.
@@ -101,22 +106,9 @@ def sections_by_function(text):
 
 
 def make_vocab(path, entities_text, rng, dim):
-    sections = {"Opcodes": {}, "CommonOperands": {}, "PhysicalRegisters": {},
-                "VirtualRegisters": {}}
-    for line in entities_text.splitlines()[1:]:
-        name, _ = line.split("\t")
-        vec = [round(rng.uniform(-2, 2), rng.choice([1, 3, 6]))
-               for _ in range(dim)]
-        if rng.random() < 0.05:
-            continue  # partial: missing keys embed as zero
-        if name.startswith("PhyReg_"):
-            sections["PhysicalRegisters"][name[7:]] = vec
-        elif name.startswith("VirtReg_"):
-            sections["VirtualRegisters"][name[8:]] = vec
-        elif name in COMMON:
-            sections["CommonOperands"][name] = vec
-        else:
-            sections["Opcodes"][name] = vec
+    """A random vocabulary of the target with a few entities missing."""
+    sections = random_vocab.make_vocab(entities_text, rng, dim, drop=0.05,
+                                       digits=(1, 3, 6))
     path.write_text(json.dumps(sections))
 
 
@@ -159,6 +151,7 @@ def main():
         if code == 0:
             sources.append(ll)
     mirs = []
+    lowered = []  # (source, triple, stop, llc's .mir)
     for src in sources:
         for triple in TARGETS:
             for stop in STOPS[triple.split("-")[0]]:
@@ -169,6 +162,7 @@ def main():
                 # Some hand-written inputs do not lower for every target.
                 if code == 0:
                     mirs.append(out)
+                    lowered.append((src, triple, stop, out))
     mirs += sorted((here / "mir").glob("*.mir"))
 
     # One vocabulary per target, from our entities, after checking them.
@@ -276,6 +270,36 @@ def main():
             for msg in bad:
                 fail(msg)
 
+    def check_lowering(item):
+        src, triple, stop, mir = item
+        vocab = vocabs.get(triple.split("-")[0])
+        if vocab is None:
+            return 0, []
+        ok, bad = 0, []
+        for cmd in (["triplets"],
+                    ["embeddings", f"--mir2vec-vocab-path={vocab}",
+                     "--level=inst"]):
+            ac, ao, ae = run([str(args.ours)] + cmd + ["--mode=mir", str(mir)])
+            bc, bo, be = run([str(args.ours)] + cmd + [
+                "--mode=mir", f"--mtriple={triple}", f"--stop-after={stop}",
+                str(src)])
+            what = f"{cmd[0]} of {src.name} lowered for {triple} to {stop}"
+            if ac != 0 or bc != 0:
+                bad.append(f"{what}: failed: {ae.decode()[:200]}"
+                           f"{be.decode()[:200]}")
+            elif ao != bo:
+                bad.append(f"{what}: differs from llc's .mir")
+            else:
+                ok += 1
+        return ok, bad
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for ok, bad in pool.map(check_lowering, lowered):
+            passed += ok
+            for msg in bad:
+                fail(msg)
+
+    print(f"differential-mir: {len(lowered)} lowerings compared with llc")
     print(f"differential-mir: {len(mirs)} machine IR files, "
           f"{upstream_crashes} upstream crashes (ours succeeded)")
     print(f"differential-mir: {passed} passed, {failed} failed")

@@ -19,14 +19,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/StoreRows.h"
+#include "irtk/mir2vec/Loader.h"
+#include "irtk/mir2vec/Lowering.h"
+#include "irtk/mir2vec/Output.h"
 #include "irtk/store/Search.h"
 #include "irtk/store/Store.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -200,6 +205,78 @@ static Expected<QuerySet> storeQueries(const Options &O, const Store &S,
   return Q;
 }
 
+/// The vocabulary a query is embedded with must have the store's dimension.
+static Error checkDimension(const vocab::Vocabulary &V,
+                            const std::string &VocabPath, const Store &S) {
+  if (V.dimension() == S.dimension())
+    return Error::success();
+  return inputError("dimension mismatch: vocabulary " + VocabPath +
+                    " has dimension " + Twine(V.dimension()) + ", store " +
+                    S.path() + " has " + Twine(S.dimension()));
+}
+
+/// Appends the rows of \p Rows, from \p File, to \p Q.
+static void addQueries(QuerySet &Q, RowBatch &Rows, const std::string &File) {
+  Q.Values.insert(Q.Values.end(), Rows.Values.begin(), Rows.Values.end());
+  for (IndexRecord &R : Rows.Records) {
+    Q.Records.push_back(std::move(R));
+    Q.Files.push_back(File);
+  }
+}
+
+/// Queries from machine IR: .mir files, or IR lowered as the store's
+/// source says.
+static Expected<QuerySet> mirQueries(const Options &O, const Store &S,
+                                     const std::string &VocabPath) {
+  Expected<mir2vec::StoreSettings> Settings =
+      mir2vec::readStoreSettings(S.info(), S.path());
+  if (!Settings)
+    return Settings.takeError();
+  mir2vec::initializeTargets();
+  Expected<std::unique_ptr<TargetMachine>> TM = mir2vec::createTargetMachine(
+      Settings->Target, Settings->Lowering.OptLevel);
+  if (!TM)
+    return TM.takeError();
+  if (Error E = mir2vec::configureLowering(Settings->Lowering, **TM))
+    return E;
+  std::shared_ptr<const mir2vec::TargetLayout> Layout = mir2vec::layoutOf(**TM);
+  Expected<vocab::Vocabulary> V =
+      mir2vec::loadVocabulary(VocabPath, *Layout, Settings->W);
+  if (!V)
+    return V.takeError();
+  if (Error E = checkDimension(*V, VocabPath, S))
+    return E;
+  mir2vec::EmbeddingOutputOptions EO;
+  EO.Level = Settings->Level;
+  QuerySet Q;
+  for (const std::string &File : O.IRFiles) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(File);
+    if (!Buf)
+      return inputError(File + ": " + Buf.getError().message());
+    LLVMContext Ctx;
+    // A .mir file keeps its own target (checked below); IR is lowered for
+    // the store's, as llvm-ir2vec --mtriple did.
+    mir2vec::MachineModule MM =
+        mir2vec::looksLikeMIR((*Buf)->getBuffer())
+            ? mir2vec::loadMIRBuffer(std::move(*Buf), File, Ctx)
+            : mir2vec::readMachineModule(std::move(*Buf), File, Ctx,
+                                         Settings->Target, Settings->Lowering);
+    if (!MM.M)
+      return inputError(MM.Error);
+    if (mir2vec::layoutDescription(*MM.TM) != mir2vec::layoutDescription(**TM))
+      return inputError(File + ": the target is " +
+                        mir2vec::layoutDescription(*MM.TM) + ", the store's " +
+                        mir2vec::layoutDescription(**TM));
+    EO.ModuleName = File;
+    RowBatch Rows;
+    mir2vec::collectModuleRows(MM, *V, *Layout, EO, Rows);
+    if (MM.Lowering && !MM.Lowering->error().empty())
+      return inputError(MM.Lowering->error());
+    addQueries(Q, Rows, File);
+  }
+  return Q;
+}
+
 /// Queries from IR files, embedded as \p S was built.
 static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
   const StoreInfo &Info = S.info();
@@ -208,6 +285,14 @@ static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
     return inputError("store " + S.path() +
                       " was built from a vocabulary read from standard "
                       "input; name it with --vocab");
+  if (Info.Kind == mir2vec::EmbeddingKindName) {
+    Expected<QuerySet> Q = mirQueries(O, S, VocabPath);
+    if (Q && Q->Records.empty())
+      return inputError("no machine function to query in the --ir files");
+    if (Q)
+      Q->Exclude.assign(Q->Records.size(), -1);
+    return Q;
+  }
   Expected<ir2vec::StoreSettings> Settings =
       ir2vec::readStoreSettings(Info, S.path());
   if (!Settings)
@@ -216,10 +301,8 @@ static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
       ir2vec::loadVocabulary(VocabPath, Settings->W);
   if (!V)
     return V.takeError();
-  if (V->dimension() != S.dimension())
-    return inputError("dimension mismatch: vocabulary " + VocabPath +
-                      " has dimension " + Twine(V->dimension()) + ", store " +
-                      S.path() + " has " + Twine(S.dimension()));
+  if (Error E = checkDimension(*V, VocabPath, S))
+    return E;
   ir2vec::EmbeddingOutputOptions EO;
   EO.Kind = Settings->Kind;
   EO.Level = Settings->Level;
@@ -228,11 +311,7 @@ static Expected<QuerySet> irQueries(const Options &O, const Store &S) {
     Expected<RowBatch> Rows = ir2vec::embedIRFile(File, *V, EO);
     if (!Rows)
       return Rows.takeError();
-    Q.Values.insert(Q.Values.end(), Rows->Values.begin(), Rows->Values.end());
-    for (IndexRecord &R : Rows->Records) {
-      Q.Records.push_back(std::move(R));
-      Q.Files.push_back(File);
-    }
+    addQueries(Q, *Rows, File);
   }
   if (Q.Records.empty())
     return inputError("no defined function to query in the --ir files");

@@ -18,6 +18,7 @@
 
 #include "irtk/ir2vec/Entities.h"
 #include "irtk/ir2vec/Legacy.h"
+#include "irtk/mir2vec/Loader.h"
 #include "irtk/support/OutputFile.h"
 #include "irtk/vocab/TransE.h"
 #include "irtk/vocab/Validation.h"
@@ -30,6 +31,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include "BoostCommandLine.h"
 #include "ToolMain.h"
@@ -52,9 +54,12 @@ static const char *const Usage =
     "N]\n"
     "                  [--lr X] [--margin X] [--batch-size N] [--distance "
     "L1|L2]\n"
-    "                  [--seed N] [-j N] [--quiet]\n"
+    "                  [--seed N] [-j N] [--trained-only] [--quiet]\n"
     "       irtk-vocab convert <legacy.txt|legacy.json|-> -o <vocab.json> "
-    "[--strict]\n\n"
+    "[--strict]\n"
+    "validate, stats, diff and train take --mode=mir [--mtriple=T] for a\n"
+    "machine IR vocabulary of target T (default: the host's), as\n"
+    "`llvm-ir2vec --mode=mir` reads it and writes its triplets\n\n"
     "validate  load each vocabulary with LLVM 22's rules and report problems\n"
     "          (--strict: also require all 110 entities)\n"
     "stats     print dimension, coverage per entity group, missing entities "
@@ -73,6 +78,11 @@ enum class CommandKind { Validate, Stats, Diff, Train, Convert };
 struct VocabOptions {
   CommandKind Command = CommandKind::Validate;
   bool Strict = false, Quiet = false;
+  /// train: write only the entities the triplets name.
+  bool TrainedOnly = false;
+  /// --mode=mir: the MIR layout of this target, not the IR layout.
+  bool MIR = false;
+  std::string MTriple;
   std::vector<std::string> Files;
   std::string Output;
   TransEOptions Train;
@@ -85,24 +95,55 @@ static Error inputError(const Twine &Msg) {
 
 /// Writes \p Vectors to \p Output ("-": standard output), beside the
 /// destination first and renamed: no half-written vocabulary.
-static Error writeVocabulary(const std::string &Output,
+static Error writeVocabulary(const std::string &Output, const Layout &L,
                              const std::vector<std::vector<double>> &Vectors) {
   return irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
-    writeVocabularyJSON(*irtk::ir2vec::irLayout(), Vectors, OS);
+    writeVocabularyJSON(L, Vectors, OS);
     return Error::success();
   });
 }
 
+/// The layout vocabularies and triplets are read with: LLVM IR's, or with
+/// --mode=mir the machine IR layout of the chosen target.
+struct LayoutChoice {
+  std::shared_ptr<const irtk::mir2vec::TargetLayout> Target;
+
+  static Expected<LayoutChoice> make(const VocabOptions &O) {
+    LayoutChoice C;
+    if (!O.MIR)
+      return C;
+    irtk::mir2vec::initializeTargets();
+    std::string Triple =
+        O.MTriple.empty() ? sys::getDefaultTargetTriple() : O.MTriple;
+    Expected<std::unique_ptr<TargetMachine>> TM =
+        irtk::mir2vec::createTargetMachine(Triple);
+    if (!TM)
+      return inputError("--mtriple=" + Triple + ": " +
+                        toString(TM.takeError()));
+    C.Target = irtk::mir2vec::layoutOf(**TM);
+    return C;
+  }
+  const Layout &layout() const {
+    return Target ? *Target->layout() : *irLayout();
+  }
+  Expected<Vocabulary> load(const std::string &File) const {
+    if (Target)
+      return irtk::mir2vec::loadVocabulary(File, *Target);
+    return irtk::ir2vec::loadVocabulary(File);
+  }
+};
+
 /// Each file's problem is reported as it is met; the others are still
 /// checked.
-static Error runValidate(const std::vector<std::string> &Files, bool Strict) {
+static Error runValidate(const LayoutChoice &C,
+                         const std::vector<std::string> &Files, bool Strict) {
   bool Failed = false;
   auto Report = [&](Error E) {
     WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
     Failed = true;
   };
   for (const std::string &F : Files) {
-    Expected<Vocabulary> V = irtk::ir2vec::loadVocabulary(F);
+    Expected<Vocabulary> V = C.load(F);
     if (!V) {
       Report(V.takeError());
       continue;
@@ -113,7 +154,10 @@ static Error runValidate(const std::vector<std::string> &Files, bool Strict) {
           << Name << ": unknown key '" << K << "' (ignored)\n";
     if (V->missingEntities().size() == V->size())
       WithColor::warning(errs(), ToolName)
-          << Name << ": no key names an LLVM 22 entity; every vector is zero\n";
+          << Name << ": no key names "
+          << (C.Target ? "an entity of the " + C.layout().description().str()
+                       : std::string("an LLVM 22 entity"))
+          << "; every vector is zero\n";
     if (Strict) {
       if (Error E = checkComplete(*V, Name)) {
         Report(std::move(E));
@@ -127,8 +171,8 @@ static Error runValidate(const std::vector<std::string> &Files, bool Strict) {
   return Failed ? irtk::tools::reportedError() : Error::success();
 }
 
-static Error runStats(const std::string &File) {
-  Expected<Vocabulary> V = irtk::ir2vec::loadVocabulary(File);
+static Error runStats(const LayoutChoice &C, const std::string &File) {
+  Expected<Vocabulary> V = C.load(File);
   if (!V)
     return V.takeError();
   VocabStats S = computeStats(*V);
@@ -142,7 +186,7 @@ static Error runStats(const std::string &File) {
   std::vector<EntityId> Missing = V->missingEntities();
   OS << "missing:";
   for (EntityId Id : Missing)
-    OS << ' ' << entityName(Id);
+    OS << ' ' << V->layout().entityName(Id);
   OS << (Missing.empty() ? " none\n" : "\n");
   OS << "unknown keys:";
   for (const std::string &K : V->unknownKeys())
@@ -150,19 +194,20 @@ static Error runStats(const std::string &File) {
   OS << (V->unknownKeys().empty() ? " none\n" : "\n");
   if (S.Present) {
     OS << "norm min: " << format("%.6g", S.MinNorm) << " ("
-       << entityName(S.MinNormEntity) << ")\n";
+       << V->layout().entityName(S.MinNormEntity) << ")\n";
     OS << "norm max: " << format("%.6g", S.MaxNorm) << " ("
-       << entityName(S.MaxNormEntity) << ")\n";
+       << V->layout().entityName(S.MaxNormEntity) << ")\n";
     OS << "norm mean: " << format("%.6g", S.MeanNorm) << '\n';
   }
   return Error::success();
 }
 
-static Error runDiff(const std::string &FileA, const std::string &FileB) {
-  Expected<Vocabulary> A = irtk::ir2vec::loadVocabulary(FileA);
+static Error runDiff(const LayoutChoice &C, const std::string &FileA,
+                     const std::string &FileB) {
+  Expected<Vocabulary> A = C.load(FileA);
   if (!A)
     return A.takeError();
-  Expected<Vocabulary> B = irtk::ir2vec::loadVocabulary(FileB);
+  Expected<Vocabulary> B = C.load(FileB);
   if (!B)
     return B.takeError();
   Expected<std::vector<EntityDiff>> Diffs =
@@ -175,8 +220,8 @@ static Error runDiff(const std::string &FileA, const std::string &FileB) {
   double SumCos = 0, MinCos = 2;
   EntityId MinId = 0;
   for (const EntityDiff &D : *Diffs) {
-    OS << entityName(D.Id) << '\t' << D.Id << '\t' << (D.InA ? "yes" : "no")
-       << '\t' << (D.InB ? "yes" : "no") << '\t';
+    OS << A->layout().entityName(D.Id) << '\t' << D.Id << '\t'
+       << (D.InA ? "yes" : "no") << '\t' << (D.InB ? "yes" : "no") << '\t';
     if (std::isnan(D.Cosine))
       OS << "nan";
     else
@@ -194,15 +239,16 @@ static Error runDiff(const std::string &FileA, const std::string &FileB) {
   OS << "# compared " << Both << " entities with non-zero vectors in both";
   if (Both)
     OS << "; mean cosine " << format("%.6f", SumCos / Both) << "; min cosine "
-       << format("%.6f", MinCos) << " (" << entityName(MinId) << ")";
+       << format("%.6f", MinCos) << " (" << A->layout().entityName(MinId)
+       << ")";
   OS << '\n';
   return Error::success();
 }
 
-static Error runTrain(const std::string &TripletsPath,
+static Error runTrain(const LayoutChoice &C, const std::string &TripletsPath,
                       const std::string &Output, const TransEOptions &Opts,
-                      bool Quiet) {
-  Expected<TripletSet> Data = readTriplets(TripletsPath, *irLayout());
+                      bool Quiet, bool TrainedOnly) {
+  Expected<TripletSet> Data = readTriplets(TripletsPath, C.layout());
   if (!Data)
     return Data.takeError();
   if (!Quiet)
@@ -217,7 +263,29 @@ static Error runTrain(const std::string &TripletsPath,
       });
   if (!Model)
     return Model.takeError();
-  return writeVocabulary(Output, Model->Entities);
+  if (TrainedOnly) {
+    // Entities no triplet names keep their random start: leave them out,
+    // so that they embed as zero.
+    const Layout &L = C.layout();
+    std::vector<bool> Named(L.size());
+    for (const Triplet &T : Data->Triplets)
+      Named[T.Head] = Named[T.Tail] = true;
+    std::vector<bool> SectionNamed(L.numSections());
+    for (EntityId Id = 0; Id < L.size(); ++Id) {
+      if (Named[Id])
+        SectionNamed[L.entitySection(Id)] = true;
+      else
+        Model->Entities[Id].clear();
+    }
+    for (unsigned S = 0; S < L.numSections(); ++S)
+      if (!SectionNamed[S])
+        return inputError(TripletsPath +
+                          ": --trained-only: no triplet names an entity of "
+                          "section '" +
+                          L.sectionName(S) +
+                          "', which would be empty (LLVM rejects that)");
+  }
+  return writeVocabulary(Output, C.layout(), Model->Entities);
 }
 
 static Error runConvert(const std::string &File, const std::string &Output,
@@ -258,7 +326,7 @@ static Error runConvert(const std::string &File, const std::string &Output,
       if (jsonSectionOf(Id) == S)
         L->Vectors[Id].assign(L->Dimension, 0.0);
   }
-  if (Error E = writeVocabulary(Output, L->Vectors))
+  if (Error E = writeVocabulary(Output, *irLayout(), L->Vectors))
     return E;
   if (!Quiet)
     errs() << Name << ": converted " << Present << "/" << NumEntities
@@ -292,7 +360,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError("unknown command '" + Cmd +
                       "'; expected validate, stats, diff, train or convert");
 
-  std::string Distance = "L1";
+  std::string Distance = "L1", Mode = "llvm";
   TransEOptions &Train = O.Train;
   po::options_description Desc("Options");
   // clang-format off
@@ -310,6 +378,13 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("distance", po::value<std::string>(&Distance), "L1 or L2 (train)")
     ("seed", po::value<uint64_t>(&Train.Seed), "Random seed (train)")
     ("threads,j", po::value<unsigned>(&Train.Threads), "Threads (train)")
+    ("mode", po::value<std::string>(&Mode),
+     "llvm (LLVM IR, the default) or mir (machine IR)")
+    ("mtriple", po::value<std::string>(&O.MTriple),
+     "--mode=mir: the target (default: the host's)")
+    ("trained-only", po::bool_switch(&O.TrainedOnly),
+     "train: write only the entities the triplets name (the others load as "
+     "zero vectors)")
     ("quiet,q", po::bool_switch(&O.Quiet),
      "No progress or summary lines (train, convert)")
     ("input", po::value<std::vector<std::string>>(&O.Files), "Input files");
@@ -327,6 +402,15 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError(E.what());
   }
   const std::vector<std::string> &Files = O.Files;
+  if (Mode != "llvm" && Mode != "mir")
+    return UsageError("invalid --mode '" + Mode + "'; expected llvm or mir");
+  O.MIR = Mode == "mir";
+  if (!O.MTriple.empty() && !O.MIR)
+    return UsageError("--mtriple applies to --mode=mir only");
+  if (O.MIR && O.Command == CommandKind::Convert)
+    return UsageError("convert reads IR vocabularies only");
+  if (O.TrainedOnly && O.Command != CommandKind::Train)
+    return UsageError("--trained-only applies to train only");
   switch (O.Command) {
   case CommandKind::Train:
     if (Files.size() != 1)
@@ -372,15 +456,19 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
 }
 
 static Error run(const VocabOptions &O) {
+  Expected<LayoutChoice> C = LayoutChoice::make(O);
+  if (!C)
+    return C.takeError();
   switch (O.Command) {
   case CommandKind::Validate:
-    return runValidate(O.Files, O.Strict);
+    return runValidate(*C, O.Files, O.Strict);
   case CommandKind::Stats:
-    return runStats(O.Files.front());
+    return runStats(*C, O.Files.front());
   case CommandKind::Diff:
-    return runDiff(O.Files[0], O.Files[1]);
+    return runDiff(*C, O.Files[0], O.Files[1]);
   case CommandKind::Train:
-    return runTrain(O.Files.front(), O.Output, O.Train, O.Quiet);
+    return runTrain(*C, O.Files.front(), O.Output, O.Train, O.Quiet,
+                    O.TrainedOnly);
   case CommandKind::Convert:
     return runConvert(O.Files.front(), O.Output, O.Strict, O.Quiet);
   }

@@ -16,7 +16,9 @@
 
 #include "Mode.h"
 
+#include "irtk/ir2vec/ModuleLoader.h"
 #include "irtk/mir2vec/Loader.h"
+#include "irtk/mir2vec/Lowering.h"
 #include "irtk/mir2vec/Output.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -47,25 +49,30 @@ public:
     mir2vec::initializeTargets();
     if (!O.MTriple.empty()) {
       Expected<std::unique_ptr<TargetMachine>> TM =
-          mir2vec::createTargetMachine(O.MTriple);
+          mir2vec::createTargetMachine(O.MTriple, O.Lowering.OptLevel);
       if (!TM)
         return createStringError(inconvertibleErrorCode(),
                                  "--mtriple=" + O.MTriple + ": " +
                                      toString(TM.takeError()));
-      setTarget(**TM);
+      setTarget(**TM, O);
+      if (Error E = mir2vec::configureLowering(O.Lowering, **TM))
+        return E;
+      LoweringConfigured = true;
     } else {
       // The first input that can be read names the target.
       std::string FirstError;
       for (const std::string &Path : Inputs) {
         LoadedMIR L = load(Path, O);
         if (L.MM.M) {
-          setTarget(*L.MM.TM);
+          setTarget(*L.MM.TM, O);
           // Kept for when the run reaches it: reading it is most of the
           // work.
           FirstPath = Path;
           First = std::make_unique<LoadedMIR>(std::move(L));
           break;
         }
+        if (LoweringFailed)
+          return createStringError(inconvertibleErrorCode(), L.MM.Error);
         if (FirstError.empty())
           FirstError = L.MM.Error;
       }
@@ -79,8 +86,20 @@ public:
     }
     if (!NeedVocabulary)
       return Error::success();
+    VocabularyPath = O.MIRVocabPath;
+    if (VocabularyPath.empty()) {
+      VocabularyPath = DefaultVocabularyPath;
+      if (VocabularyPath.empty() || !sys::fs::exists(VocabularyPath))
+        return createStringError(
+            inconvertibleErrorCode(),
+            "MIR2Vec vocabulary file path not specified; set it using "
+            "--mir2vec-vocab-path (irtk bundles one for x86-64 only" +
+                (VocabularyPath.empty()
+                     ? std::string(")")
+                     : ", none at '" + VocabularyPath + "')"));
+    }
     Expected<vocab::Vocabulary> VOrErr =
-        mir2vec::loadVocabulary(O.MIRVocabPath, *Layout, O.MIRWeights);
+        mir2vec::loadVocabulary(VocabularyPath, *Layout, O.MIRWeights);
     if (!VOrErr)
       return VOrErr.takeError();
     V.emplace(std::move(*VOrErr));
@@ -98,9 +117,9 @@ public:
   unsigned minMaxRelation() const override { return mir2vec::NextRelation; }
 
   store::StoreInfo storeInfo(const Options &O) override {
-    return mir2vec::makeStoreInfo(V->dimension(), O.Level,
-                                  recordedVocabularyPath(O.MIRVocabPath),
-                                  O.MIRWeights, StringRef(VersionText).trim());
+    return mir2vec::makeStoreInfo(
+        V->dimension(), O.Level, recordedVocabularyPath(VocabularyPath),
+        O.MIRWeights, StringRef(VersionText).trim(), TargetTriple, O.Lowering);
   }
 
   void triplets(const std::string &Path, const Options &O,
@@ -113,6 +132,8 @@ public:
         mir2vec::collectModuleTriplets(MM, *Layout, R.Triplets, O.FunctionName);
     R.MaxRelation = S.MaxRelation;
     R.Matched = S.Functions;
+    if (loweringFailed(MM, Path, R))
+      R.Triplets.clear();
   }
 
   void embeddings(const std::string &Path, const Options &O, TextResult &R,
@@ -122,8 +143,14 @@ public:
     if (!MM.M)
       return;
     raw_string_ostream Buffer(R.Text);
+    // Code generation can fail half-way: keep a lowered module's text until
+    // it has not.
+    if (MM.Lowering)
+      Direct = nullptr;
     R.Matched = mir2vec::writeEmbeddings(
         MM, *V, *Layout, outputOptions(Path, O), Direct ? *Direct : Buffer);
+    if (loweringFailed(MM, Path, R))
+      R.Text.clear();
   }
 
   void rows(const std::string &Path, const Options &O, RowsResult &R) override {
@@ -133,38 +160,84 @@ public:
       return;
     R.Matched = mir2vec::collectModuleRows(MM, *V, *Layout,
                                            outputOptions(Path, O), R.Rows);
+    if (loweringFailed(MM, Path, R))
+      R.Rows = {};
   }
 
 private:
-  void setTarget(const TargetMachine &TM) {
+  /// After the walk of a module lowered from IR: its warnings go to \p R,
+  /// and whether code generation failed (then R.Error says why).
+  static bool loweringFailed(const mir2vec::MachineModule &MM,
+                             const std::string &Path, InputResult &R) {
+    if (!MM.Lowering)
+      return false;
+    for (const std::string &W : MM.Lowering->warnings())
+      R.Warnings.push_back(displayName(Path) + ": " + W);
+    if (MM.Lowering->error().empty())
+      return false;
+    R.Error = MM.Lowering->error();
+    return true;
+  }
+
+  void setTarget(const TargetMachine &TM, const Options &O) {
+    TargetTriple = TM.getTargetTriple().str();
+    DefaultVocabularyPath =
+        mir2vec::defaultVocabularyPath(O.ExecutablePath, TM);
     Layout = mir2vec::layoutOf(TM);
     Target = mir2vec::layoutDescription(TM);
   }
 
-  /// Reads \p Path; standard input is read once and kept, since the first
-  /// input is read twice when it names the target.
+  /// Reads \p Path: a .mir file, or LLVM IR (text or bitcode) lowered
+  /// through code generation. Standard input is read once and kept, since
+  /// the first input is read twice when it names the target.
   LoadedMIR load(const std::string &Path, const Options &O) {
     LoadedMIR L;
+    std::string Name = displayName(Path);
+    std::unique_ptr<MemoryBuffer> Buf;
     if (Path != "-") {
-      L.MM = mir2vec::loadMIRFile(Path, *L.Ctx, O.MTriple);
-      return L;
-    }
-    std::unique_ptr<MemoryBuffer> Copy;
-    {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> B =
+          MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                /*RequiresNullTerminator=*/true);
+      if (!B) {
+        L.MM.Error = Name + ": " + B.getError().message();
+        return L;
+      }
+      Buf = std::move(*B);
+    } else {
       std::lock_guard<std::mutex> Lock(Mutex);
       if (!Stdin) {
-        ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getSTDIN();
-        if (!Buf) {
-          L.MM.Error = "<stdin>: " + Buf.getError().message();
+        ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getSTDIN();
+        if (!B) {
+          L.MM.Error = Name + ": " + B.getError().message();
           return L;
         }
-        Stdin = std::move(*Buf);
+        Stdin = std::move(*B);
       }
-      Copy = MemoryBuffer::getMemBufferCopy(Stdin->getBuffer(), "<stdin>");
+      Buf = MemoryBuffer::getMemBufferCopy(Stdin->getBuffer(), Name);
     }
-    L.MM =
-        mir2vec::loadMIRBuffer(std::move(Copy), "<stdin>", *L.Ctx, O.MTriple);
+    bool Failed = false;
+    L.MM = mir2vec::readMachineModule(
+        std::move(Buf), Name, *L.Ctx, O.MTriple, O.Lowering,
+        [&](const Module &M) { return configureLowering(M, O); }, &Failed);
+    if (Failed)
+      LoweringFailed = true;
     return L;
+  }
+
+  /// Sets the process's code generation stop point (once), checked on the
+  /// pipeline of \p M's target.
+  Error configureLowering(const Module &M, const Options &O) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (LoweringConfigured)
+      return Error::success();
+    Expected<std::unique_ptr<TargetMachine>> TM = mir2vec::createTargetMachine(
+        mir2vec::loweringTriple(M, O.MTriple), O.Lowering.OptLevel);
+    if (!TM)
+      return TM.takeError();
+    if (Error E = mir2vec::configureLowering(O.Lowering, **TM))
+      return E;
+    LoweringConfigured = true;
+    return Error::success();
   }
 
   /// The module prepare() read, if \p Path is its input and it is still
@@ -198,8 +271,7 @@ private:
     if (Mine != Target) {
       R.Error = Name + ": the target is " + Mine + ", but this run's is " +
                 Target + " (one target per run)";
-      MM.MMI.reset();
-      MM.M.reset();
+      MM.release();
     }
     return L;
   }
@@ -216,9 +288,15 @@ private:
 
   std::shared_ptr<const mir2vec::TargetLayout> Layout;
   std::string Target;
+  std::string TargetTriple;
+  /// The vocabulary: --mir2vec-vocab-path, else the target's bundled one.
+  std::string VocabularyPath, DefaultVocabularyPath;
   std::optional<vocab::Vocabulary> V;
   std::mutex Mutex;
   std::unique_ptr<MemoryBuffer> Stdin;
+  bool LoweringConfigured = false;
+  /// The stop point does not fit the pipeline: no input can be lowered.
+  bool LoweringFailed = false;
   std::string FirstPath;
   std::unique_ptr<LoadedMIR> First;
 };

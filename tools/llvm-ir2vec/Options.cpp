@@ -86,6 +86,9 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ("mir2vec-common-operand-weight", Text(), "Weight for common operand embeddings (default 1.0)")
     ("mir2vec-reg-operand-weight", Text(), "Weight for register operand embeddings (default 1.0)")
     ("mtriple", Text(), "--mode=mir: the target triple, instead of the inputs' own")
+    ("stop-after", Text(), "--mode=mir, LLVM IR inputs: lower through code generation up to and including this pass (<pass>[,<instance>], as llc takes it)")
+    ("stop-before", Text(), "--mode=mir, LLVM IR inputs: lower through code generation up to this pass, excluded")
+    ("opt-level,O", Text(), "--mode=mir, LLVM IR inputs: code generation level 0 to 3 (default 2, as llc)")
     ("input", po::value<std::vector<std::string>>(), "Input files ('-' for standard input, the default)");
   // clang-format on
   po::positional_options_description Positional;
@@ -180,6 +183,21 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
                                    "'; expected symbolic");
   if (!O.MTriple.empty() && O.Mode != ModeKind::MIR)
     return ParseResult::usageError("--mtriple applies to --mode=mir only");
+  O.Lowering.StopAfter = Get("stop-after", "");
+  O.Lowering.StopBefore = Get("stop-before", "");
+  for (const char *Name : {"stop-after", "stop-before", "opt-level"})
+    if (Values.count(Name) && O.Mode != ModeKind::MIR)
+      return ParseResult::usageError("--" + std::string(Name) +
+                                     " applies to --mode=mir only");
+  if (Values.count("stop-after") && Values.count("stop-before"))
+    return ParseResult::usageError(
+        "--stop-after and --stop-before exclude each other");
+  if (std::string OL = Get("opt-level", "2");
+      OL.size() == 1 && OL[0] >= '0' && OL[0] <= '3')
+    O.Lowering.OptLevel = static_cast<llvm::CodeGenOptLevel>(OL[0] - '0');
+  else
+    return ParseResult::usageError("invalid -O '" + OL +
+                                   "'; expected 0, 1, 2 or 3");
   std::optional<ir2vec::LevelKind> L = ir2vec::parseLevel(Level);
   if (!L)
     return ParseResult::usageError("invalid --level '" + Level +
@@ -236,17 +254,14 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     ++StdinUses;
   if (O.Subcommand != SubcommandKind::Entities && StdinUses > 1)
     return ParseResult::usageError("standard input ('-') given more than once");
-  if (O.Mode == ModeKind::MIR && O.Subcommand == SubcommandKind::Embeddings &&
-      O.MIRVocabPath.empty())
-    return ParseResult::usageError(
-        "MIR2Vec vocabulary file path not specified; set it using "
-        "--mir2vec-vocab-path");
+  // --mode=mir without a vocabulary: the target's bundled one, once the
+  // target is known.
+  O.ExecutablePath = llvm::sys::fs::getMainExecutable(
+      Argv[0], reinterpret_cast<void *>(&parseWeight));
   if (O.Mode == ModeKind::LLVM && O.Subcommand == SubcommandKind::Embeddings &&
       O.VocabPath.empty()) {
     // Without the option, the vocabulary bundled beside this binary.
-    std::string Default =
-        ir2vec::defaultVocabularyPath(llvm::sys::fs::getMainExecutable(
-            Argv[0], reinterpret_cast<void *>(&parseWeight)));
+    std::string Default = ir2vec::defaultVocabularyPath(O.ExecutablePath);
     if (!llvm::sys::fs::exists(Default))
       return ParseResult::usageError(
           "IR2Vec vocabulary file path not specified; You may need to set it "

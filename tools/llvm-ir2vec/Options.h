@@ -22,6 +22,7 @@
 
 #include "irtk/ir2vec/Entities.h"
 #include "irtk/mir2vec/Layout.h"
+#include "irtk/mir2vec/Lowering.h"
 
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct Options {
   std::string MIRVocabPath;
   mir2vec::Weights MIRWeights;
   std::string MTriple;
+  /// This binary, beside which the bundled vocabularies are.
+  std::string ExecutablePath;
+  /// --mode=mir: how LLVM IR inputs are lowered to machine IR.
+  mir2vec::LoweringOptions Lowering;
   ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
   ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
   /// embeddings --format: text or JSON lines to Output, or a store directory

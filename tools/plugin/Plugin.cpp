@@ -12,17 +12,23 @@
 ///   opt -load-pass-plugin=IRTKPlugin.so -passes='print<irtk-ir2vec>' ...
 ///   clang -O2 -fpass-plugin=IRTKPlugin.so -mllvm -irtk-vocab-path=V
 ///         -mllvm -irtk-record-embeddings=out.jsonl
-/// (clang-22 loads pass plugins before it parses -mllvm options.)
+///   llc -load-pass-plugin=IRTKPlugin.so -irtk-mir-after=virtregrewriter
+///       -irtk-mir-print ...
+/// (clang-22 loads pass plugins before it parses -mllvm options.) Machine
+/// IR passes join the legacy code generation pipeline through a
+/// TargetPassConfig callback, registered when the plugin is loaded.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/PassRegistration.h"
+#include "irtk/mir2vec/Passes.h"
 #include "irtk/support/Version.h"
 
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/RegisterTargetPassConfigCallback.h"
 
 #include <dlfcn.h>
 
@@ -74,6 +80,50 @@ static cl::opt<RecordPointKind> RecordPoint(
                           "At the end of the optimizer")),
     cl::cat(IRTKCategory));
 
+static cl::OptionCategory
+    MIRCategory("IR2Vec Toolkit (irtk) machine IR options");
+
+static cl::opt<std::string> MIRAfter(
+    "irtk-mir-after",
+    cl::desc("Embed machine functions after this pass of code generation "
+             "(<pass>[,<instance>], as llc's -stop-after takes it)"),
+    cl::value_desc("pass"), cl::cat(MIRCategory));
+static cl::opt<bool>
+    MIRPrint("irtk-mir-print",
+             cl::desc("Print MIR2Vec embeddings to standard error (the text "
+                      "of llvm-ir2vec embeddings --mode=mir)"),
+             cl::cat(MIRCategory));
+static cl::opt<std::string> MIRRecordFile(
+    "irtk-mir-record-embeddings",
+    cl::desc("Append MIR2Vec embeddings to this JSON-lines file (the lines "
+             "of llvm-ir2vec embeddings --mode=mir --format=jsonl)"),
+    cl::value_desc("file"), cl::cat(MIRCategory));
+static cl::opt<irtk::support::LevelKind> MIRLevel(
+    "irtk-mir-level", cl::init(irtk::support::LevelKind::Function),
+    cl::desc("What -irtk-mir-print and -irtk-mir-record-embeddings embed"),
+    cl::values(clEnumValN(irtk::support::LevelKind::Function, "func",
+                          "Machine functions"),
+               clEnumValN(irtk::support::LevelKind::BasicBlock, "bb",
+                          "Machine basic blocks"),
+               clEnumValN(irtk::support::LevelKind::Instruction, "inst",
+                          "Machine instructions")),
+    cl::cat(MIRCategory));
+static cl::opt<std::string>
+    MIRVocabPath("irtk-mir-vocab-path",
+                 cl::desc("Path to the MIR2Vec vocabulary of the target"),
+                 cl::value_desc("file"), cl::cat(MIRCategory));
+static cl::opt<float> MIROpcWeight("irtk-mir-opc-weight", cl::init(1.0f),
+                                   cl::desc("Weight for machine opcodes"),
+                                   cl::cat(MIRCategory));
+static cl::opt<float>
+    MIRCommonWeight("irtk-mir-common-operand-weight", cl::init(1.0f),
+                    cl::desc("Weight for common machine operands"),
+                    cl::cat(MIRCategory));
+static cl::opt<float> MIRRegWeight("irtk-mir-reg-operand-weight",
+                                   cl::init(1.0f),
+                                   cl::desc("Weight for register operands"),
+                                   cl::cat(MIRCategory));
+
 /// The file this plugin was loaded from, for finding the default vocabulary
 /// beside it.
 static std::string pluginPath() {
@@ -98,6 +148,30 @@ static PassOptions ir2vecOptions() {
   O.RecordPoint = RecordPoint;
   return O;
 }
+
+/// The mir2vec options as the command line now sets them.
+static irtk::mir2vec::CodeGenPassOptions mir2vecOptions() {
+  irtk::mir2vec::CodeGenPassOptions O;
+  O.After = MIRAfter;
+  O.Print = MIRPrint;
+  O.RecordFile = MIRRecordFile;
+  O.Level = MIRLevel;
+  O.VocabularyPath = MIRVocabPath;
+  O.BinaryPath = pluginPath();
+  O.VocabularyWeights.Opcode = MIROpcWeight;
+  O.VocabularyWeights.CommonOperand = MIRCommonWeight;
+  O.VocabularyWeights.Register = MIRRegWeight;
+  return O;
+}
+
+/// Runs whenever llc or clang builds a code generation pipeline, after the
+/// command line was parsed.
+static RegisterTargetPassConfigCallback
+    MIRPasses([](TargetMachine &TM, PassManagerBase &, TargetPassConfig *C) {
+      if (MIRAfter.empty() && !MIRPrint && MIRRecordFile.empty())
+        return;
+      irtk::mir2vec::insertEmbeddingPass(TM, *C, mir2vecOptions());
+    });
 
 /// Each component registers its own passes; the plugin only combines them.
 static void registerCallbacks(PassBuilder &PB) {

@@ -33,45 +33,10 @@
 
 set -euo pipefail
 
-RECIPE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$RECIPE/../.." && pwd)
-BIN=${IRTK_BIN:-$ROOT/build/bin}
-LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
-WORK=$RECIPE/work
-SHIPPED=$ROOT/vocab/data/ir2vec-75d.json
-OUT=""
-CHECK=0
-
-# Hyper-parameters of the shipped vocabulary (docs/DefaultVocabulary.md).
-DIM=75
-EPOCHS=10000
-LR=0.5
-MARGIN=1
-BATCH=256
-DISTANCE=L1
-SEED=1
-THREADS=1
-
-log() { printf '[make-default-vocab %s] %s\n' "$(date +%T)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --check) CHECK=1 ;;
-    --work) WORK=${2:?--work needs a directory}; shift ;;
-    -o) OUT=${2:?-o needs a file}; shift ;;
-    -h|--help) sed -n '10,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown argument '$1' (see --help)" ;;
-  esac
-  shift
-done
-if [[ -z $OUT ]]; then
-  if [[ $CHECK == 1 ]]; then OUT=$WORK/ir2vec-75d.json; else OUT=$SHIPPED; fi
-fi
-
-for T in llvm-ir2vec irtk-vocab; do
-  [[ -x $BIN/$T ]] || die "$BIN/$T not found; build first (ninja -C build)"
-done
+RECIPE_NAME=make-default-vocab
+VOCAB_NAME=ir2vec-75d.json
+HELP_LINES=10,30
+source "$(dirname "${BASH_SOURCE[0]}")/recipe-common.sh" "$@"
 
 START=$(date +%s)
 "$RECIPE/build-corpus.sh" --work "$WORK"
@@ -82,24 +47,5 @@ log "extracting triplets from $WORK/train"
   -o "$TRIPLETS"
 log "$(($(wc -l <"$TRIPLETS") - 1)) triplets"
 
-log "training (dim $DIM, $EPOCHS epochs, lr $LR, margin $MARGIN," \
-  "batch $BATCH, $DISTANCE, seed $SEED, $THREADS threads)"
-T0=$(date +%s)
-"$BIN/irtk-vocab" train "$TRIPLETS" -o "$OUT" --dim "$DIM" \
-  --epochs "$EPOCHS" --lr "$LR" --margin "$MARGIN" --batch-size "$BATCH" \
-  --distance "$DISTANCE" --seed "$SEED" -j "$THREADS" --quiet
-log "trained in $(($(date +%s) - T0)) s"
-
-"$BIN/irtk-vocab" validate --strict "$OUT"
-if [[ -x $LLVM_BIN/llvm-ir2vec ]]; then
-  "$LLVM_BIN/llvm-ir2vec" embeddings --ir2vec-vocab-path="$OUT" \
-    "$ROOT/test/Inputs/cfg.ll" >/dev/null ||
-    die "upstream's llvm-ir2vec does not load $OUT"
-  log "upstream's llvm-ir2vec loads it"
-fi
-log "sha256 $(sha256sum "$OUT" | cut -d' ' -f1); total $(($(date +%s) - START)) s"
-
-if [[ $CHECK == 1 ]]; then
-  cmp "$OUT" "$SHIPPED" || die "$OUT differs from the shipped $SHIPPED"
-  log "identical to the shipped vocabulary"
-fi
+train_vocabulary "$TRIPLETS"
+finish_recipe "$ROOT/test/Inputs/cfg.ll" --ir2vec-vocab-path="$OUT"

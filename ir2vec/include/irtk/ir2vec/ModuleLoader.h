@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <memory>
 #include <string>
@@ -59,6 +60,8 @@ struct LoadedModule {
 /// Reads \p Path ("-" is standard input) into \p Ctx and verifies it. Once
 /// it returns, \p Ctx ignores further diagnostics.
 LoadedModule loadModule(llvm::StringRef Path, llvm::LLVMContext &Ctx);
+/// The same for IR text or bitcode in \p Buf.
+LoadedModule loadModule(llvm::MemoryBufferRef Buf, llvm::LLVMContext &Ctx);
 
 } // namespace irtk::ir2vec
 

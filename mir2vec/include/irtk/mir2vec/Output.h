@@ -21,6 +21,7 @@
 
 #include "irtk/mir2vec/Layout.h"
 #include "irtk/mir2vec/Loader.h"
+#include "irtk/mir2vec/Lowering.h"
 #include "irtk/store/Store.h"
 #include "irtk/support/Level.h"
 #include "irtk/vocab/Triplets.h"
@@ -77,13 +78,18 @@ public:
 };
 
 /// Walks the defined functions of \p MM in module order. Returns the number
-/// of functions that matched Opts.FunctionName (or were walked).
+/// of functions that matched Opts.FunctionName (or were walked). A module
+/// lowered from IR is compiled by its walk, which it can have only once
+/// (this one or writeEmbeddings, collectModuleRows, collectModuleTriplets);
+/// then MM.Lowering->error() tells whether code generation failed, in which
+/// case what the walk produced is to be discarded.
 unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
                     const TargetLayout &L, const WalkOptions &Opts,
                     EmbeddingSink &S);
 
 /// The defined functions of \p MM that \p FunctionName selects (all when
-/// empty) and that have no machine function, in module order.
+/// empty) and that have no machine function, in module order (for a module
+/// lowered from IR, those code generation skips: available_externally).
 std::vector<const llvm::Function *>
 functionsWithoutMachineCode(const MachineModule &MM,
                             llvm::StringRef FunctionName = "");
@@ -103,6 +109,13 @@ unsigned writeEmbeddings(const MachineModule &MM, const vocab::Vocabulary &V,
                          const EmbeddingOutputOptions &Opts,
                          llvm::raw_ostream &OS);
 
+/// The same for one machine function, whatever FunctionName says; the
+/// instruction text is numbered as in writeEmbeddings.
+void writeFunctionEmbeddings(const llvm::MachineFunction &MF,
+                             const vocab::Vocabulary &V, const TargetLayout &L,
+                             const EmbeddingOutputOptions &Opts,
+                             llvm::raw_ostream &OS);
+
 /// Appends the embeddings of \p MM to \p Out as store rows (float32).
 unsigned collectModuleRows(const MachineModule &MM, const vocab::Vocabulary &V,
                            const TargetLayout &L,
@@ -110,10 +123,25 @@ unsigned collectModuleRows(const MachineModule &MM, const vocab::Vocabulary &V,
                            store::RowBatch &Out);
 
 /// store.json for MIR2Vec rows: kind "mir2vec-symbolic", weights "opcode",
-/// "common_operand" and "register".
+/// "common_operand" and "register", and the source: the target triple
+/// \p Target, and how IR inputs were lowered (\p L).
 store::StoreInfo makeStoreInfo(unsigned Dimension, LevelKind Level,
                                llvm::StringRef Vocabulary, const Weights &W,
-                               llvm::StringRef Tool);
+                               llvm::StringRef Tool, llvm::StringRef Target,
+                               const LoweringOptions &L);
+
+/// What a MIR2Vec store says about how to embed more code as its rows were.
+struct StoreSettings {
+  LevelKind Level = LevelKind::Function;
+  Weights W;
+  /// The target triple.
+  std::string Target;
+  LoweringOptions Lowering;
+};
+
+/// Fails, naming \p Name, when \p Info does not describe MIR2Vec rows.
+llvm::Expected<StoreSettings> readStoreSettings(const store::StoreInfo &Info,
+                                                llvm::StringRef Name);
 
 /// Relation ids of MIR triplets: 0 is Next, 1 + i is operand i.
 enum RelationKind : unsigned { NextRelation = 0, ArgBase = 1 };

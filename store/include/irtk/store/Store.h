@@ -63,6 +63,14 @@ struct StoreInfo {
   std::vector<std::pair<std::string, double>> Weights;
   /// The program and version that wrote the store.
   std::string Tool;
+  /// How the embedded code was made, where the kind needs it to embed more
+  /// code the same way (machine IR: "target", "opt_level", "stop_after" or
+  /// "stop_before"), as strings in the order written; parsing sorts them by
+  /// name. Written as the object "source" when not empty.
+  std::vector<std::pair<std::string, std::string>> Source;
+
+  /// The source attribute named \p Name, or "".
+  llvm::StringRef source(llvm::StringRef Name) const;
 
   /// The weight named \p Name, if there is one.
   std::optional<double> weight(llvm::StringRef Name) const;

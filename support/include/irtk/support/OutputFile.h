@@ -79,6 +79,11 @@ llvm::Error
 writeOutputFile(llvm::StringRef Path,
                 llvm::function_ref<llvm::Error(llvm::raw_ostream &)> Write);
 
+/// Appends \p Text to \p Path (created if missing) under an exclusive lock,
+/// so that parallel compilations can share one file without interleaving
+/// their lines. The one output that is not written whole or not at all.
+llvm::Error appendLocked(llvm::StringRef Path, llvm::StringRef Text);
+
 } // namespace irtk::support
 
 #endif // IRTK_SUPPORT_OUTPUTFILE_H
