@@ -15,6 +15,7 @@
 #include "irtk/store/Index.h"
 
 #include "irtk/support/Format.h"
+#include "irtk/support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -91,9 +92,9 @@ Expected<IndexRecord> parseIndexRecord(StringRef Line, StringRef Name,
     return createStringError(inconvertibleErrorCode(),
                              Name + ":" + Twine(LineNo) + ": " + Msg);
   };
-  Expected<json::Value> V = json::parse(Line);
+  Expected<json::Value> V = support::parseJSON(Line, Name, LineNo);
   if (!V)
-    return Fail(toString(V.takeError()));
+    return V.takeError();
   const json::Object *O = V->getAsObject();
   if (!O)
     return Fail("not a JSON object");

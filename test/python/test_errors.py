@@ -60,6 +60,20 @@ class LoadVocabErrors(unittest.TestCase):
         ):
             ir2vec.loadVocab(path)
 
+    def test_deeply_nested_json(self):
+        # 35,000 levels overflowed the stack of llvm::json::parse and killed
+        # the interpreter.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "deep.json")
+            with open(path, "w") as f:
+                f.write("[" * 35000)
+            with self.assertRaisesRegex(
+                ValueError,
+                "^Failed to load vocabulary: " + re.escape(path)
+                + ":1:513: JSON nested deeper than 512 levels$",
+            ):
+                ir2vec.loadVocab(path)
+
     def test_wrong_type(self):
         with self.assertRaisesRegex(TypeError, "^vocabPath must be a str or os.PathLike, not int$"):
             ir2vec.loadVocab(42)

@@ -7,11 +7,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Every JSON document irtk reads (vocabularies, corpus descriptions, store
-/// metadata and index lines) is parsed here, with llvm::json, the parser
-/// upstream uses, so that what one accepts the other does. A syntax error
-/// becomes "file:line:col: invalid JSON: msg", with line and column (both
-/// from 1) computed from the parser's byte offset.
+/// Every JSON document irtk reads (vocabularies, legacy flat vocabularies,
+/// corpus descriptions, store metadata and index lines) is parsed here, with
+/// llvm::json, the parser upstream uses, so that what one accepts the other
+/// does. A syntax error becomes "file:line:col: invalid JSON: msg", with line
+/// and column (both from 1) computed from the parser's byte offset.
+///
+/// Arrays and objects nested deeper than MaxJSONDepth levels are refused
+/// before llvm::json::parse sees them: it recurses once per level and would
+/// overflow the stack on a file of a few thousand '['.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,14 +28,15 @@
 
 namespace irtk::support {
 
-/// Parses \p Text, read from \p Name (a file name, or a description such as
-/// "<stdin>"), into a JSON value; errors are one line naming \p Name.
-llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text,
-                                            llvm::StringRef Name);
+/// The deepest nesting of arrays and objects parseJSON accepts.
+inline constexpr unsigned MaxJSONDepth = 512;
 
-/// \p E is the error llvm::json::parse gave for \p Text, read from \p Name.
-llvm::Error jsonSyntaxError(llvm::StringRef Name, llvm::StringRef Text,
-                            llvm::Error E);
+/// Parses \p Text, read from \p Name (a file name, or a description such as
+/// "<stdin>"), into a JSON value; errors are one line naming \p Name, with
+/// the line and column. \p FirstLine is the line of \p Name that \p Text
+/// starts on (for one line of a JSON-lines file).
+llvm::Expected<llvm::json::Value>
+parseJSON(llvm::StringRef Text, llvm::StringRef Name, unsigned FirstLine = 1);
 
 } // namespace irtk::support
 

@@ -1,0 +1,66 @@
+//===- JSONTest.cpp - Parsing JSON with one-line errors -------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/support/JSON.h"
+
+#include "../TestHelpers.h"
+
+#include <string>
+
+using namespace llvm;
+using namespace irtk::support;
+
+namespace {
+
+std::string errorOf(StringRef Text, StringRef Name = "f.json",
+                    unsigned FirstLine = 1) {
+  Expected<json::Value> V = parseJSON(Text, Name, FirstLine);
+  if (V)
+    return "(parsed)";
+  return toString(V.takeError());
+}
+
+TEST(JSONTest, ParsesValidDocuments) {
+  Expected<json::Value> V =
+      parseJSON("{\"a\": [1, {\"b\": \"[{\\\"\"}], \"c\": {}}", "f.json");
+  IRTK_ASSERT_OK(V);
+  ASSERT_NE(V->getAsObject(), nullptr);
+  EXPECT_EQ(V->getAsObject()->size(), 2u);
+}
+
+TEST(JSONTest, SyntaxErrorHasLineAndColumn) {
+  EXPECT_EQ(errorOf("{\n  \"a\": ]\n}"), "f.json:2:8: invalid JSON: "
+                                         "Invalid JSON value");
+  // One line of a JSON-lines file: its line number in the file.
+  EXPECT_EQ(errorOf("{\"a\": ] }", "i.jsonl", 7),
+            "i.jsonl:7:7: invalid JSON: Invalid JSON value");
+}
+
+TEST(JSONTest, NestingAtTheLimitParses) {
+  std::string Text =
+      std::string(MaxJSONDepth, '[') + std::string(MaxJSONDepth, ']');
+  IRTK_ASSERT_OK(parseJSON(Text, "f.json"));
+  // Brackets in strings are not nesting.
+  std::string InString = "[\"" + std::string(100000, '[') + "\"]";
+  IRTK_ASSERT_OK(parseJSON(InString, "f.json"));
+}
+
+TEST(JSONTest, DeepNestingIsAnErrorNotACrash) {
+  // llvm::json::parse recurses once per level: 35,000 levels overflow the
+  // stack.
+  std::string Text(35000, '[');
+  EXPECT_EQ(errorOf(Text), "f.json:1:513: JSON nested deeper than 512 levels");
+  std::string Mixed = "{\"a\":" + std::string(MaxJSONDepth, '[') + "]";
+  EXPECT_EQ(errorOf(Mixed), "f.json:1:517: JSON nested deeper than 512 levels");
+  std::string Closed =
+      std::string(MaxJSONDepth + 1, '[') + std::string(MaxJSONDepth + 1, ']');
+  EXPECT_EQ(errorOf(Closed),
+            "f.json:1:513: JSON nested deeper than 512 levels");
+}
+
+} // namespace
