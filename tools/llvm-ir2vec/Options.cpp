@@ -159,14 +159,10 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   if (!O.OpenKEDir.empty() && Values.count("output"))
     return ParseResult::usageError(
         "--openke-dir writes its own files; do not combine it with -o");
-  {
-    char *End = nullptr;
-    unsigned long T = std::strtoul(Threads.c_str(), &End, 10);
-    if (Threads.empty() || *End != '\0' || Threads[0] == '-' || T > 4096)
-      return ParseResult::usageError("invalid --threads '" + Threads +
-                                     "'; expected a number from 0 to 4096");
-    O.Threads = static_cast<unsigned>(T);
-  }
+  if (std::string Msg =
+          tools::parseCountOption("--threads", Threads, 0, 4096, O.Threads);
+      !Msg.empty())
+    return ParseResult::usageError(Msg);
 
   if (Mode == "mir")
     O.Mode = ModeKind::MIR;
