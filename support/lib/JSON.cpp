@@ -12,18 +12,22 @@
 /// 0), so the position is recomputed from the byte offset.
 ///
 /// The scan before parsing follows strings (and their escapes) and brackets
-/// only. A nesting deeper than the limit is refused whatever else is wrong
-/// with the text: llvm::json::parse would recurse that deep before finding
-/// any other error.
+/// only. On text that is not JSON it may see keys that are not keys; that is
+/// harmless, because a duplicate is reported only once llvm::json has parsed
+/// the text, and a nesting deeper than the limit is refused whatever else is
+/// wrong with the text.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "irtk/support/JSON.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 using namespace llvm;
 
@@ -56,45 +60,104 @@ static Error syntaxError(StringRef Name, StringRef Text, unsigned FirstLine,
                                ": invalid JSON: " + M[2]);
 }
 
-/// The offset of the first opening bracket, outside strings, that nests
-/// deeper than MaxJSONDepth, or npos.
-static size_t tooDeepAt(StringRef Text) {
-  unsigned Depth = 0;
+namespace {
+/// What the scan found: the first opening bracket past the depth limit, and
+/// the first key that its object already had.
+struct ScanResult {
+  size_t TooDeepAt = StringRef::npos;
+  size_t DuplicateAt = StringRef::npos;
+  std::string DuplicateKey;
+};
+
+/// One open array or object.
+struct OpenLevel {
+  bool IsObject;
+  /// In an object: the next string is a key.
+  bool ExpectKey;
+  StringSet<> Keys;
+};
+} // namespace
+
+/// The key a quoted string \p Raw stands for, escapes decoded.
+static std::string decodeKey(StringRef Raw, bool Escaped) {
+  if (!Escaped)
+    return Raw.drop_front().drop_back().str();
+  Expected<json::Value> V = json::parse(Raw);
+  if (!V) {
+    consumeError(V.takeError());
+    return Raw.str();
+  }
+  return V->getAsString().value_or(Raw).str();
+}
+
+static ScanResult scanJSON(StringRef Text) {
+  ScanResult R;
+  std::vector<OpenLevel> Open;
   const size_t N = Text.size();
   for (size_t I = 0; I < N; ++I) {
     switch (Text[I]) {
-    case '"':
-      for (++I; I < N && Text[I] != '"'; ++I)
-        if (Text[I] == '\\')
+    case '"': {
+      size_t Start = I++;
+      bool Escaped = false;
+      for (; I < N && Text[I] != '"'; ++I)
+        if (Text[I] == '\\') {
+          Escaped = true;
           ++I;
+        }
+      if (I >= N || Open.empty() || !Open.back().IsObject ||
+          !Open.back().ExpectKey)
+        break;
+      Open.back().ExpectKey = false;
+      std::string Key = decodeKey(Text.slice(Start, I + 1), Escaped);
+      if (!Open.back().Keys.insert(Key).second &&
+          R.DuplicateAt == StringRef::npos) {
+        R.DuplicateAt = Start;
+        R.DuplicateKey = std::move(Key);
+      }
       break;
+    }
     case '{':
     case '[':
-      if (++Depth > MaxJSONDepth)
-        return I;
+      if (Open.size() == MaxJSONDepth) {
+        R.TooDeepAt = I;
+        return R;
+      }
+      Open.push_back({Text[I] == '{', Text[I] == '{', {}});
       break;
     case '}':
     case ']':
-      if (Depth)
-        --Depth;
+      if (!Open.empty())
+        Open.pop_back();
+      break;
+    case ',':
+      if (!Open.empty() && Open.back().IsObject)
+        Open.back().ExpectKey = true;
       break;
     default:
       break;
     }
   }
-  return StringRef::npos;
+  return R;
 }
 
 Expected<json::Value> parseJSON(StringRef Text, StringRef Name,
                                 unsigned FirstLine) {
-  if (size_t At = tooDeepAt(Text); At != StringRef::npos)
+  ScanResult S = scanJSON(Text);
+  if (S.TooDeepAt != StringRef::npos)
     return createStringError(inconvertibleErrorCode(),
-                             position(Name, Text, At, FirstLine) +
+                             position(Name, Text, S.TooDeepAt, FirstLine) +
                                  ": JSON nested deeper than " +
                                  Twine(MaxJSONDepth) + " levels");
   Expected<json::Value> V = json::parse(Text);
   if (!V)
     return syntaxError(Name, Text, FirstLine, V.takeError());
+  if (S.DuplicateAt != StringRef::npos) {
+    std::string Shown;
+    raw_string_ostream(Shown).write_escaped(S.DuplicateKey);
+    return createStringError(inconvertibleErrorCode(),
+                             position(Name, Text, S.DuplicateAt, FirstLine) +
+                                 ": duplicate key '" + Shown + "'");
+  }
   return V;
 }
 

@@ -63,4 +63,22 @@ TEST(JSONTest, DeepNestingIsAnErrorNotACrash) {
             "f.json:1:513: JSON nested deeper than 512 levels");
 }
 
+TEST(JSONTest, DuplicateKeyIsAnError) {
+  EXPECT_EQ(errorOf("{\"a\": 1,\n \"b\": 2,\n \"a\": 3}"),
+            "f.json:3:2: duplicate key 'a'");
+  // Escapes are decoded before keys are compared.
+  EXPECT_EQ(errorOf("{\"Ret\": 1, \"R\\u0065t\": 2}"),
+            "f.json:1:12: duplicate key 'Ret'");
+  // In nested objects too.
+  EXPECT_EQ(errorOf("{\"s\": {\"x\": [1], \"x\": [2]}}"),
+            "f.json:1:18: duplicate key 'x'");
+  // The same key in different objects, and a value equal to a key, are fine.
+  IRTK_ASSERT_OK(parseJSON("{\"a\": {\"a\": \"a\"}, \"b\": [{\"a\": 1}, "
+                           "{\"a\": 2}]}",
+                           "f.json"));
+  // A syntax error wins over a duplicate key.
+  EXPECT_EQ(errorOf("{\"a\": 1, \"a\": ] }"),
+            "f.json:1:15: invalid JSON: Invalid JSON value");
+}
+
 } // namespace

@@ -13,9 +13,12 @@
 /// does. A syntax error becomes "file:line:col: invalid JSON: msg", with line
 /// and column (both from 1) computed from the parser's byte offset.
 ///
-/// Arrays and objects nested deeper than MaxJSONDepth levels are refused
-/// before llvm::json::parse sees them: it recurses once per level and would
-/// overflow the stack on a file of a few thousand '['.
+/// Two checks come on top of llvm::json, from one scan of the text:
+/// - arrays and objects nested deeper than MaxJSONDepth levels are refused
+///   before llvm::json::parse sees them (it recurses once per level and
+///   would overflow the stack on a file of a few thousand '[');
+/// - an object with the same key twice is refused (llvm::json::Object keeps
+///   the last one silently).
 ///
 //===----------------------------------------------------------------------===//
 
