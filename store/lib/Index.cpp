@@ -151,6 +151,13 @@ Expected<IndexFile> IndexFile::open(StringRef Path) {
   if (F.Starts.back() != Text.size())
     F.Starts.push_back(Text.size() + 1);
   F.Buffer = std::move(*Buf);
+  // Every line must be JSON, checked now and not when its row is first
+  // read: a store whose index is damaged is refused as a whole. The check
+  // builds nothing, so opening stays cheap; the fields are checked when a
+  // record is read.
+  for (uint64_t Row = 0; Row < F.size(); ++Row)
+    if (Error E = support::checkJSON(F.line(Row), F.Path, Row + 1))
+      return std::move(E);
   return F;
 }
 

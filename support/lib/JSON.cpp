@@ -22,6 +22,7 @@
 #include "irtk/support/JSON.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
@@ -159,6 +160,210 @@ Expected<json::Value> parseJSON(StringRef Text, StringRef Name,
                                  ": duplicate key '" + Shown + "'");
   }
   return V;
+}
+
+namespace {
+/// The scan behind checkJSON: llvm::json's grammar (its whitespace, escapes,
+/// literals, control characters and UTF-8 check), without building values,
+/// for numbers in JSON's own form and keys without escapes; everything else
+/// is "not sure" and goes to parseJSON.
+class QuickChecker {
+public:
+  explicit QuickChecker(StringRef Text)
+      : Text(Text), P(Text.begin()), End(Text.end()) {}
+
+  /// True when Text certainly parses with parseJSON.
+  bool check() {
+    if (!json::isUTF8(Text))
+      return false;
+    if (!value())
+      return false;
+    for (;;) {
+      skipSpace();
+      if (Open.empty())
+        return P == End;
+      Level &L = Open.back();
+      if (P == End)
+        return false;
+      char C = *P++;
+      if (C == (L.IsObject ? '}' : ']')) {
+        Keys.truncate(L.FirstKey);
+        Open.pop_back();
+        continue;
+      }
+      if (C != ',')
+        return false;
+      if (L.IsObject && !key())
+        return false;
+      if (!value())
+        return false;
+    }
+  }
+
+private:
+  struct Level {
+    bool IsObject;
+    unsigned FirstKey;
+  };
+
+  void skipSpace() {
+    while (P != End && (*P == ' ' || *P == '\t' || *P == '\n' || *P == '\r'))
+      ++P;
+  }
+
+  /// One value; an array or object is opened and its first element read,
+  /// the rest is left to check().
+  bool value() {
+    skipSpace();
+    if (P == End)
+      return false;
+    switch (*P) {
+    case '{':
+    case '[': {
+      if (Open.size() == MaxJSONDepth)
+        return false;
+      bool IsObject = *P++ == '{';
+      Open.push_back({IsObject, static_cast<unsigned>(Keys.size())});
+      skipSpace();
+      if (P != End && *P == (IsObject ? '}' : ']')) {
+        ++P;
+        Open.pop_back();
+        return true;
+      }
+      return IsObject ? key() && value() : value();
+    }
+    case '"': {
+      StringRef Raw;
+      return string(Raw) != StringKind::Bad;
+    }
+    case 'n':
+      return word("null");
+    case 't':
+      return word("true");
+    case 'f':
+      return word("false");
+    default:
+      return number();
+    }
+  }
+
+  /// A key, its ':' and the space after it; fails on an escape in the key
+  /// (left to parseJSON), a duplicate, or more keys than a linear search
+  /// should handle.
+  bool key() {
+    skipSpace();
+    if (P == End || *P != '"')
+      return false;
+    StringRef Raw;
+    if (string(Raw) != StringKind::Plain)
+      return false;
+    unsigned First = Open.back().FirstKey;
+    if (Keys.size() - First >= 64)
+      return false;
+    for (unsigned I = First; I < Keys.size(); ++I)
+      if (Keys[I] == Raw)
+        return false;
+    Keys.push_back(Raw);
+    skipSpace();
+    if (P == End || *P != ':')
+      return false;
+    ++P;
+    return true;
+  }
+
+  enum class StringKind { Bad, Plain, Escaped };
+
+  /// A string from its opening quote; \p Raw is its text between quotes.
+  StringKind string(StringRef &Raw) {
+    const char *Start = ++P;
+    StringKind Kind = StringKind::Plain;
+    for (; P != End && *P != '"'; ++P) {
+      unsigned char C = *P;
+      if (C < 0x20)
+        return StringKind::Bad;
+      if (C != '\\')
+        continue;
+      Kind = StringKind::Escaped;
+      if (++P == End)
+        return StringKind::Bad;
+      switch (*P) {
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't':
+        break;
+      case 'u':
+        for (int I = 0; I < 4; ++I)
+          if (++P == End || !isHexDigit(*P))
+            return StringKind::Bad;
+        break;
+      default:
+        return StringKind::Bad;
+      }
+    }
+    if (P == End)
+      return StringKind::Bad;
+    Raw = StringRef(Start, P - Start);
+    ++P;
+    return Kind;
+  }
+
+  bool word(StringRef W) {
+    if (StringRef(P, End - P).starts_with(W)) {
+      P += W.size();
+      return true;
+    }
+    return false;
+  }
+
+  /// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, not followed by another
+  /// character llvm::json would take as part of a number.
+  bool number() {
+    auto Digits = [&] {
+      const char *S = P;
+      while (P != End && isDigit(*P))
+        ++P;
+      return P != S;
+    };
+    if (P != End && *P == '-')
+      ++P;
+    if (P != End && *P == '0')
+      ++P;
+    else if (!Digits())
+      return false;
+    if (P != End && *P == '.') {
+      ++P;
+      if (!Digits())
+        return false;
+    }
+    if (P != End && (*P == 'e' || *P == 'E')) {
+      ++P;
+      if (P != End && (*P == '+' || *P == '-'))
+        ++P;
+      if (!Digits())
+        return false;
+    }
+    return P == End || !(isDigit(*P) || *P == '+' || *P == '-' || *P == '.' ||
+                         *P == 'e' || *P == 'E');
+  }
+
+  StringRef Text;
+  const char *P, *End;
+  SmallVector<Level, 16> Open;
+  /// The keys of the open objects, each object's after its parent's.
+  SmallVector<StringRef, 32> Keys;
+};
+} // namespace
+
+Error checkJSON(StringRef Text, StringRef Name, unsigned FirstLine) {
+  if (QuickChecker(Text).check())
+    return Error::success();
+  Expected<json::Value> V = parseJSON(Text, Name, FirstLine);
+  return V ? Error::success() : V.takeError();
 }
 
 } // namespace irtk::support

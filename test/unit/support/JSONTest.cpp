@@ -11,6 +11,7 @@
 #include "../TestHelpers.h"
 
 #include <string>
+#include <vector>
 
 using namespace llvm;
 using namespace irtk::support;
@@ -79,6 +80,48 @@ TEST(JSONTest, DuplicateKeyIsAnError) {
   // A syntax error wins over a duplicate key.
   EXPECT_EQ(errorOf("{\"a\": 1, \"a\": ] }"),
             "f.json:1:15: invalid JSON: Invalid JSON value");
+}
+
+TEST(JSONTest, CheckAgreesWithParse) {
+  // checkJSON's own scan handles the plain cases and leaves the rest to
+  // parseJSON: either way it must fail exactly when parseJSON does, with
+  // the same message.
+  std::string Deep(MaxJSONDepth + 1, '[');
+  std::string AtLimit =
+      std::string(MaxJSONDepth, '[') + std::string(MaxJSONDepth, ']');
+  const char *Texts[] = {
+      // Valid.
+      "{}", "[]", "0", "-0", "12", "-1.5e+3", "1E5", "0.25", "\"s\"", "true",
+      "false", "null", " \t\r\n{ \"a\" : [ 1 , 2 ] , \"b\" : { } } \n",
+      "{\"row\":0,\"module\":\"m.bc\",\"inst\":\"%x = \\\"q\\\" \\\\ \\/ "
+      "\\b\\f\\n\\r\\t\\u00e9\"}",
+      "{\"k\\u0041\": 1, \"kB\": 2}", "[\"\\ud800\"]", "\"\xc3\xa9\"",
+      // llvm::json takes numbers that JSON does not have.
+      "01", "+1", ".5", "1.", "-", "1e", "1e+", "--1", "1.2.3", "0x10",
+      "18446744073709551616", "1e400",
+      // Invalid.
+      "", " ", "{", "[1,]", "[1 2]", "{\"a\"}", "{\"a\":}", "{a:1}",
+      "{\"a\":1,}", "{\"a\":1 \"b\":2}", "[1]]", "[1] x", "nul", "tru", "nulll",
+      "\"unterminated", "\"ctl\x01\"", "\"bad \\x escape\"", "\"bad \\u12G4\"",
+      "\"\xff\"", "{\"a\":1,\"a\":2}", "{\"a\":{\"b\":1},\"b\":2,\"a\":3}",
+      "{\"a\\u0041\":1,\"aA\":2}", "[1,{\"x\":[true,false,null]}]"};
+  std::vector<std::string> All(std::begin(Texts), std::end(Texts));
+  All.push_back(Deep);
+  All.push_back(AtLimit);
+  // Many keys: past what the scan compares itself.
+  std::string Many = "{";
+  for (int I = 0; I < 100; ++I)
+    Many +=
+        (I ? ",\"k" : "\"k") + std::to_string(I) + "\":" + std::to_string(I);
+  All.push_back(Many + "}");
+  All.push_back(Many + ",\"k7\":1}");
+  for (const std::string &T : All) {
+    Expected<json::Value> V = parseJSON(T, "f.jsonl", 3);
+    std::string Want = V ? "ok" : toString(V.takeError());
+    Error E = checkJSON(T, "f.jsonl", 3);
+    std::string Got = E ? toString(std::move(E)) : "ok";
+    EXPECT_EQ(Got, Want) << "text: " << T;
+  }
 }
 
 } // namespace

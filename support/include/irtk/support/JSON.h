@@ -41,6 +41,15 @@ inline constexpr unsigned MaxJSONDepth = 512;
 llvm::Expected<llvm::json::Value>
 parseJSON(llvm::StringRef Text, llvm::StringRef Name, unsigned FirstLine = 1);
 
+/// Fails exactly when parseJSON(\p Text, \p Name, \p FirstLine) fails, and
+/// with the same error, but builds no value: for checking many documents
+/// (every line of a store's index) of which few will be read. Plain
+/// documents are checked by a scan that allocates nothing; anything it is
+/// not sure of (an escape in a key, a number written in a form JSON does not
+/// have, a problem) is left to parseJSON.
+llvm::Error checkJSON(llvm::StringRef Text, llvm::StringRef Name,
+                      unsigned FirstLine = 1);
+
 } // namespace irtk::support
 
 #endif // IRTK_SUPPORT_JSON_H
