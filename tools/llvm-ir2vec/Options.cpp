@@ -42,17 +42,6 @@ static const char *const Overview =
     "  triplets    Generate triplets for vocabulary training\n\n"
     "Several inputs are processed in parallel; output keeps input order.\n";
 
-static bool parseWeight(const std::string &S, float &Out) {
-  const char *Begin = S.c_str();
-  char *End = nullptr;
-  double D = std::strtod(Begin, &End);
-  if (S.empty() || *End != '\0' || !std::isfinite(D))
-    return false;
-  // As cl::opt<float>: parsed as double, stored as float.
-  Out = static_cast<float>(D);
-  return std::isfinite(Out);
-}
-
 const char *const VersionText =
     "llvm-ir2vec (IR2Vec Toolkit) " IRTK_VERSION ", compatible with LLVM 22\n";
 
@@ -220,9 +209,13 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
         {"--mir2vec-common-operand-weight", &MCommonW,
          &O.MIRWeights.CommonOperand},
         {"--mir2vec-reg-operand-weight", &MRegW, &O.MIRWeights.Register}})
-    if (!Text->empty() && !parseWeight(*Text, *Slot))
-      return ParseResult::usageError("invalid " + std::string(Name) + " '" +
-                                     *Text + "'; expected a finite number");
+    if (!Text->empty()) {
+      std::optional<float> W = vocab::parseWeight(*Text);
+      if (!W)
+        return ParseResult::usageError("invalid " + std::string(Name) + " '" +
+                                       *Text + "'; expected a finite number");
+      *Slot = *W;
+    }
 
   if (O.Inputs.empty())
     O.Inputs.push_back("-");
@@ -242,7 +235,7 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
     // Without the option, the vocabulary bundled beside this binary.
     std::string Default =
         ir2vec::defaultVocabularyPath(llvm::sys::fs::getMainExecutable(
-            Argv[0], reinterpret_cast<void *>(&parseWeight)));
+            Argv[0], reinterpret_cast<void *>(&parseCommandLine)));
     if (!llvm::sys::fs::exists(Default))
       return ParseResult::usageError(
           "IR2Vec vocabulary file path not specified; You may need to set it "

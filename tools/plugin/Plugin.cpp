@@ -18,6 +18,7 @@
 
 #include "irtk/ir2vec/PassRegistration.h"
 #include "irtk/support/Version.h"
+#include "irtk/vocab/Layout.h"
 
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
@@ -35,15 +36,33 @@ static cl::opt<std::string> VocabPath("irtk-vocab-path",
                                       cl::desc("Path to the IR2Vec vocabulary"),
                                       cl::value_desc("file"),
                                       cl::cat(IRTKCategory));
-static cl::opt<float> OpcWeight("irtk-opc-weight", cl::init(1.0f),
-                                cl::desc("Weight for opcode embeddings"),
-                                cl::cat(IRTKCategory));
-static cl::opt<float> TypeWeight("irtk-type-weight", cl::init(0.5f),
-                                 cl::desc("Weight for type embeddings"),
-                                 cl::cat(IRTKCategory));
-static cl::opt<float> ArgWeight("irtk-arg-weight", cl::init(0.2f),
-                                cl::desc("Weight for argument embeddings"),
-                                cl::cat(IRTKCategory));
+namespace {
+/// cl::opt<float>'s parser, refusing what is not a finite float (nan, inf,
+/// 1e300) as llvm-ir2vec and the Python module do: such a weight would
+/// record every embedding as [null, ...].
+class WeightParser : public cl::parser<float> {
+public:
+  using cl::parser<float>::parser;
+  bool parse(cl::Option &O, StringRef ArgName, StringRef Arg, float &Val) {
+    std::optional<float> W = irtk::vocab::parseWeight(Arg);
+    if (!W)
+      return O.error("invalid value '" + Arg + "'; expected a finite number");
+    Val = *W;
+    return false;
+  }
+};
+} // namespace
+
+static cl::opt<float, false, WeightParser>
+    OpcWeight("irtk-opc-weight", cl::init(1.0f),
+              cl::desc("Weight for opcode embeddings"), cl::cat(IRTKCategory));
+static cl::opt<float, false, WeightParser>
+    TypeWeight("irtk-type-weight", cl::init(0.5f),
+               cl::desc("Weight for type embeddings"), cl::cat(IRTKCategory));
+static cl::opt<float, false, WeightParser>
+    ArgWeight("irtk-arg-weight", cl::init(0.2f),
+              cl::desc("Weight for argument embeddings"),
+              cl::cat(IRTKCategory));
 static cl::opt<EmbeddingKind>
     Kind("irtk-kind", cl::init(EmbeddingKind::Symbolic),
          cl::desc("IR2Vec embedding kind"),
