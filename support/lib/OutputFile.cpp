@@ -125,6 +125,19 @@ void OutputFile::discard() {
   Temp.reset();
 }
 
+Error checkNotAnInput(StringRef Output, ArrayRef<std::string> Inputs) {
+  sys::fs::file_status Out;
+  if (Output == "-" || sys::fs::status(Output, Out) ||
+      !sys::fs::is_regular_file(Out))
+    return Error::success();
+  for (const std::string &In : Inputs) {
+    sys::fs::file_status S;
+    if (In != "-" && !sys::fs::status(In, S) && sys::fs::equivalent(Out, S))
+      return writeError(Output, "it is the input '" + In + "'");
+  }
+  return Error::success();
+}
+
 Error writeOutputFile(StringRef Path,
                       function_ref<Error(raw_ostream &)> Write) {
   Expected<std::unique_ptr<OutputFile>> F = OutputFile::open(Path);

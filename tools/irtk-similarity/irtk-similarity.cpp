@@ -27,6 +27,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -507,6 +508,20 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
 }
 
 static Error run(const Options &O) {
+  // The output must not replace a file the run reads.
+  std::vector<std::string> Inputs = O.IRFiles;
+  if (!O.Vocab.empty())
+    Inputs.push_back(O.Vocab);
+  for (const std::string *Dir : {&O.Store, &O.Against})
+    if (!Dir->empty())
+      for (const char *Name :
+           {store::InfoFileName, store::IndexFileName, store::MatrixFileName}) {
+        SmallString<256> P(*Dir);
+        sys::path::append(P, Name);
+        Inputs.push_back(std::string(P));
+      }
+  if (Error E = irtk::support::checkNotAnInput(O.Output, Inputs))
+    return E;
   // The whole output is rendered first and written through a temporary
   // file: a failed run leaves no partial output.
   std::string Rendered;

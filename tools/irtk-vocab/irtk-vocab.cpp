@@ -203,6 +203,8 @@ static Error runDiff(const std::string &FileA, const std::string &FileB) {
 static Error runTrain(const std::string &TripletsPath,
                       const std::string &Output, const TransEOptions &Opts,
                       bool Quiet) {
+  if (Error E = irtk::support::checkNotAnInput(Output, {TripletsPath}))
+    return E;
   Expected<TripletSet> Data = readTriplets(TripletsPath, *irLayout());
   if (!Data)
     return Data.takeError();
@@ -223,6 +225,8 @@ static Error runTrain(const std::string &TripletsPath,
 
 static Error runConvert(const std::string &File, const std::string &Output,
                         bool Strict, bool Quiet) {
+  if (Error E = irtk::support::checkNotAnInput(Output, {File}))
+    return E;
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/true);
   std::string Name = File == "-" ? "<stdin>" : File;

@@ -315,6 +315,38 @@ static Error runInputs(const Options &O, ArrayRef<std::string> Inputs,
   return Error::success();
 }
 
+/// Refuses outputs that would replace an input: an output file that is an
+/// input, an OpenKE file that is one, or a store directory holding one.
+static Error checkOutputs(const Options &O, ArrayRef<std::string> Inputs) {
+  std::vector<std::string> All(Inputs.begin(), Inputs.end());
+  for (const std::string *V : {&O.VocabPath, &O.MIRVocabPath})
+    if (!V->empty())
+      All.push_back(*V);
+  if (!O.OpenKEDir.empty()) {
+    for (const char *Name :
+         {"train2id.txt", "entity2id.txt", "relation2id.txt"}) {
+      SmallString<128> P(O.OpenKEDir);
+      sys::path::append(P, Name);
+      if (Error E = support::checkNotAnInput(P, All))
+        return E;
+    }
+    return Error::success();
+  }
+  if (O.Format == FormatKind::Store &&
+      O.Subcommand == SubcommandKind::Embeddings) {
+    // Replacing the store replaces everything in its directory.
+    for (const std::string &In : All) {
+      StringRef Dir = sys::path::parent_path(In);
+      if (!Dir.empty() && sys::fs::equivalent(Dir, O.Output))
+        return createStringError(inconvertibleErrorCode(),
+                                 "cannot write store '" + O.Output +
+                                     "': it holds the input '" + In + "'");
+    }
+    return Error::success();
+  }
+  return support::checkNotAnInput(O.Output, All);
+}
+
 Error run(const Options &O) {
   std::unique_ptr<ModeHandler> H =
       O.Mode == ModeKind::MIR ? createMIRModeHandler() : createIRModeHandler();
@@ -325,6 +357,8 @@ Error run(const Options &O) {
         WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
         ++Failed;
       });
+  if (Error E = checkOutputs(O, Inputs))
+    return E;
   if (Error E =
           H->prepare(O, Inputs, O.Subcommand == SubcommandKind::Embeddings))
     return E;

@@ -206,4 +206,22 @@ TEST(OutputFileTest, CommitAllWriteErrorLeavesNone) {
   EXPECT_EQ(D.entries(), 0u);
 }
 
+TEST(OutputFileTest, OutputThatIsAnInputIsRefused) {
+  TempDir D;
+  std::string In = D.path("in.txt"), Link = D.path("link.txt");
+  IRTK_EXPECT_SUCCESS(writeOutputFile(In, [](raw_ostream &OS) {
+    OS << "input\n";
+    return Error::success();
+  }));
+  ASSERT_FALSE(sys::fs::create_link(In, Link));
+  // The same file under another name.
+  EXPECT_EQ(toString(checkNotAnInput(Link, {"other.txt", In})),
+            "cannot write '" + Link + "': it is the input '" + In + "'");
+  // A new file, standard output and a device are never inputs.
+  IRTK_EXPECT_SUCCESS(checkNotAnInput(D.path("new.txt"), {In}));
+  IRTK_EXPECT_SUCCESS(checkNotAnInput("-", {"-", In}));
+  IRTK_EXPECT_SUCCESS(checkNotAnInput("/dev/null", {"/dev/null"}));
+  EXPECT_EQ(contents(In), "input\n");
+}
+
 } // namespace

@@ -81,6 +81,14 @@ private:
   bool Done = false;
 };
 
+/// Fails when writing \p Output would replace one of \p Inputs: when it is
+/// the same file (sys::fs::equivalent, so another path to it counts too).
+/// Standard output ("-"), outputs that do not exist yet and outputs that
+/// are not regular files (devices, pipes) never are. The error reads
+/// "cannot write '<Output>': it is the input '<Input>'".
+llvm::Error checkNotAnInput(llvm::StringRef Output,
+                            llvm::ArrayRef<std::string> Inputs);
+
 /// Calls \p Write with a stream for \p Path, then commits the file. When
 /// \p Write or a write fails, nothing is left at \p Path and the error is
 /// returned.
