@@ -113,9 +113,9 @@ private:
 
 static Expected<LegacyVocabulary> parseFlatJSON(StringRef Text,
                                                 StringRef Name) {
-  Expected<json::Value> Root = json::parse(Text);
+  Expected<json::Value> Root = support::parseJSON(Text, Name);
   if (!Root)
-    return support::jsonSyntaxError(Name, Text, Root.takeError());
+    return Root.takeError();
   Collector C(Name);
   const json::Object *Obj = Root->getAsObject();
   if (!Obj)

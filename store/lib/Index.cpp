@@ -15,6 +15,7 @@
 #include "irtk/store/Index.h"
 
 #include "irtk/support/Format.h"
+#include "irtk/support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -91,9 +92,9 @@ Expected<IndexRecord> parseIndexRecord(StringRef Line, StringRef Name,
     return createStringError(inconvertibleErrorCode(),
                              Name + ":" + Twine(LineNo) + ": " + Msg);
   };
-  Expected<json::Value> V = json::parse(Line);
+  Expected<json::Value> V = support::parseJSON(Line, Name, LineNo);
   if (!V)
-    return Fail(toString(V.takeError()));
+    return V.takeError();
   const json::Object *O = V->getAsObject();
   if (!O)
     return Fail("not a JSON object");
@@ -150,6 +151,13 @@ Expected<IndexFile> IndexFile::open(StringRef Path) {
   if (F.Starts.back() != Text.size())
     F.Starts.push_back(Text.size() + 1);
   F.Buffer = std::move(*Buf);
+  // Every line must be JSON, checked now and not when its row is first
+  // read: a store whose index is damaged is refused as a whole. The check
+  // builds nothing, so opening stays cheap; the fields are checked when a
+  // record is read.
+  for (uint64_t Row = 0; Row < F.size(); ++Row)
+    if (Error E = support::checkJSON(F.line(Row), F.Path, Row + 1))
+      return E;
   return F;
 }
 

@@ -9,11 +9,13 @@
 #include "irtk/support/InputList.h"
 #include "irtk/support/JSON.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -58,6 +60,17 @@ Expected<std::vector<std::string>> readCorpusModules(StringRef Path) {
     if (!M)
       return corpusError(Description, "\"modules\" element " + Twine(I) +
                                           " is not a string");
+    // A module lies under the corpus root: no absolute path, no "..".
+    bool Outside =
+        sys::path::is_absolute(*M) || sys::path::has_root_name(*M) ||
+        llvm::any_of(make_range(sys::path::begin(*M), sys::path::end(*M)),
+                     [](StringRef C) { return C == ".."; });
+    if (Outside) {
+      std::string Shown;
+      raw_string_ostream(Shown).write_escaped(*M);
+      return corpusError(Description,
+                         "module '" + Shown + "' is outside the corpus root");
+    }
     SmallString<256> P(Dir);
     sys::path::append(P, *M + ".bc");
     Paths.push_back(std::string(P));

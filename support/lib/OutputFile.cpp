@@ -14,6 +14,8 @@
 
 #include "irtk/support/OutputFile.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 using namespace llvm;
 
 namespace irtk::support {
@@ -70,18 +72,44 @@ OutputFile::~OutputFile() {
     discard();
 }
 
-Error OutputFile::commit() {
-  Done = true;
+Error OutputFile::finishWriting() {
   Error E = takeWriteError(*Stream, Path == "-" ? "<stdout>" : Path);
-  if (!Temp)
-    return E;
-  File.reset();
-  if (E) {
-    consumeError(Temp->discard());
-    return E;
+  if (Temp)
+    File.reset();
+  return E;
+}
+
+Error OutputFile::commit() { return commitAll({this}); }
+
+Error OutputFile::commitAll(ArrayRef<OutputFile *> Files) {
+  for (OutputFile *F : Files) {
+    if (Error E = F->finishWriting()) {
+      for (OutputFile *G : Files)
+        G->discard();
+      return E;
+    }
   }
-  if (Error K = Temp->keep(Path))
-    return writeError(Path, toString(std::move(K)));
+  // Standard output and devices were written in place: nothing to rename.
+  SmallVector<StringRef, 4> Renamed;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    OutputFile &F = *Files[I];
+    F.Done = true;
+    if (!F.Temp)
+      continue;
+    std::string TempName = F.Temp->TmpName;
+    Error K = F.Temp->keep(F.Path);
+    F.Temp.reset();
+    if (!K) {
+      Renamed.push_back(F.Path);
+      continue;
+    }
+    sys::fs::remove(TempName);
+    for (StringRef P : Renamed)
+      sys::fs::remove(P);
+    for (size_t J = I + 1; J < Files.size(); ++J)
+      Files[J]->discard();
+    return writeError(F.Path, toString(std::move(K)));
+  }
   return Error::success();
 }
 
@@ -95,6 +123,19 @@ void OutputFile::discard() {
   if (Temp)
     consumeError(Temp->discard());
   Temp.reset();
+}
+
+Error checkNotAnInput(StringRef Output, ArrayRef<std::string> Inputs) {
+  sys::fs::file_status Out;
+  if (Output == "-" || sys::fs::status(Output, Out) ||
+      !sys::fs::is_regular_file(Out))
+    return Error::success();
+  for (const std::string &In : Inputs) {
+    sys::fs::file_status S;
+    if (In != "-" && !sys::fs::status(In, S) && sys::fs::equivalent(Out, S))
+      return writeError(Output, "it is the input '" + In + "'");
+  }
+  return Error::success();
 }
 
 Error writeOutputFile(StringRef Path,

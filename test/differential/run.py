@@ -17,8 +17,9 @@ level, this compares
 and, per input or globally, ``triplets``, ``entities``, ``embeddings
 --function`` for one defined function and one declaration,
 ``print<irtk-ir2vec-vocab>`` against ``print<ir2vec-vocab>``, standard input,
-``-o``, vocabularies with duplicate keys or odd but valid JSON (both must
-agree) and malformed ones (both must fail; the messages differ on purpose).
+``-o``, vocabularies in odd but valid JSON (both must agree), malformed ones
+(both must fail; the messages differ on purpose) and ones with a key twice,
+which upstream takes (the last one wins) and we refuse.
 
 Inputs are the hand-written ``Inputs/*.ll`` files plus ``Inputs/*.c`` and
 ``Inputs/*.cpp`` compiled here with upstream clang at -O0 and -O2 (one also
@@ -170,6 +171,21 @@ def compare_both_fail(ours: Result, theirs: Result,
     if not problems and same_code and ours.code != theirs.code:
         problems.append(f"exit codes differ: ours {ours.code}, upstream "
                         f"{theirs.code}")
+    return "; ".join(problems) or None
+
+
+def compare_ours_refuses(ours: Result, theirs: Result) -> Optional[str]:
+    """Upstream succeeds; ours fails with one line saying "duplicate key"."""
+    problems = []
+    if theirs.code != 0:
+        problems.append(f"upstream {describe_code(theirs.code)} (expected "
+                        f"success); stderr {theirs.err.strip()[:200]!r}")
+    err = ours.err.strip()
+    if ours.code != 1 or "duplicate key" not in err or "\n" in err:
+        problems.append(f"ours {describe_code(ours.code)} (expected exit 1 "
+                        f"and one 'duplicate key' line); stderr {err[:200]!r}")
+    elif ours.out.strip():
+        problems.append(f"ours failed but wrote {ours.out[:100]!r}")
     return "; ".join(problems) or None
 
 
@@ -439,7 +455,8 @@ def make_vocabs(work: Path, names: dict, with_seed: bool):
 
 
 def make_duplicate_vocab(work: Path, names: dict) -> Vocab:
-    """Every key twice, with different values: which one wins must agree."""
+    """Every key twice, with different values: upstream keeps the last one,
+    we refuse the file."""
     rng = random.Random(SEED + 1)
     path = work / "vocab" / "G-duplicates-dim2.json"
     parts = []
@@ -478,11 +495,19 @@ ODD_VOCABS = [
     ("escaped-key",
      '{"Opcodes": {"R\\u0065t": [7, 2], "\\ud800": [1, 1]}, @}'),
     ("empty-key", '{"Opcodes": {"": [1, 2], "Ret": [3, 4]}, @}'),
-    ("section-twice", '{"Opcodes": {"Ret": [1, 2]}, "Opcodes": '
-                      '{"Ret": [5, 6]}, @}'),
     ("nested-extra", '{"Opcodes": {"Ret": [1, 2]}, @, "X": {"a": '
                      '[1, [2, {"c": null}]]}}'),
     ("whitespace", '{"Opcodes":\r\n\t{"Ret" : [ 1 ,2 ] } , @ }'),
+]
+# Upstream takes these (llvm::json keeps the last of two equal keys); we
+# refuse them with "duplicate key".
+TWICE_VOCABS = [
+    ("section-twice", '{"Opcodes": {"Ret": [1, 2]}, "Opcodes": '
+                      '{"Ret": [5, 6]}, @}'),
+    ("key-twice", '{"Opcodes": {"Ret": [1, 2], "Br": [0, 0], '
+                  '"Ret": [5, 6]}, @}'),
+    ("escaped-key-twice", '{"Opcodes": {"Ret": [1, 2], "R\\u0065t": '
+                          '[5, 6]}, @}'),
 ]
 BAD_VOCABS = [
     ("missing-opcodes", '{"Types": {"IntegerTy": [1]}, '
@@ -510,11 +535,13 @@ BAD_VOCABS = [
 
 
 def make_syntax_vocabs(work: Path):
-    """Writes ODD_VOCABS and BAD_VOCABS; returns two name -> path maps."""
+    """Writes ODD_VOCABS, BAD_VOCABS and TWICE_VOCABS; returns three
+    name -> path maps."""
     d = work / "vocab"
-    odd, bad = {}, {}
+    odd, bad, twice = {}, {}, {}
     for table, out, prefix in ((ODD_VOCABS, odd, "odd"),
-                               (BAD_VOCABS, bad, "bad")):
+                               (BAD_VOCABS, bad, "bad"),
+                               (TWICE_VOCABS, twice, "twice")):
         for name, text in table:
             p = d / f"{prefix}-{name}.json"
             if text is None:  # bad-utf8
@@ -524,7 +551,7 @@ def make_syntax_vocabs(work: Path):
                 p.write_text(text.replace("@", _REST) + "\n", "utf-8")
             out[name] = p
     bad["nonexistent"] = d / "does-not-exist.json"
-    return odd, bad
+    return odd, bad, twice
 
 
 # --------------------------------------------------------------------------
@@ -597,7 +624,7 @@ def compile_inputs(llvm_bin: Path, work: Path):
 
 
 def build_jobs(a, inputs: List[Input], vocabs: List[Vocab],
-               targeted: List[tuple], odd: dict, bad: dict,
+               targeted: List[tuple], odd: dict, bad: dict, twice: dict,
                work: Path) -> list:
     ours, oracle, plugin = str(a.ours), str(a.oracle), str(a.plugin)
     up = str(a.llvm_bin / "llvm-ir2vec")
@@ -698,18 +725,23 @@ def build_jobs(a, inputs: List[Input], vocabs: List[Vocab],
             [up, "embeddings", "--level=bb", f"--ir2vec-vocab-path={path}",
              rets], compare_stdout)
 
-    # Malformed vocabularies: both must fail, in the CLI and under opt. The
-    # messages differ on purpose (ours name the file, section and entry).
-    for name, path in bad.items():
-        add(f"bad vocabulary {name}: embeddings",
-            [ours, "embeddings", f"--ir2vec-vocab-path={path}", sample],
-            [up, "embeddings", f"--ir2vec-vocab-path={path}", sample],
-            compare_both_fail)
-        add(f"bad vocabulary {name}: print<ir2vec>",
-            [opt, "-disable-output", f"-load-pass-plugin={plugin}",
-             "-passes=print<irtk-ir2vec>", f"-irtk-vocab-path={path}", sample],
-            [opt, "-disable-output", "-passes=print<ir2vec>",
-             f"-ir2vec-vocab-path={path}", sample], compare_both_fail)
+    # Malformed vocabularies: both must fail (the messages differ on
+    # purpose: ours name the file, section and entry). A key twice: upstream
+    # keeps the last one; we refuse the file. In the CLI and under opt.
+    for what, cases, compare in (
+            ("bad vocabulary", bad, compare_both_fail),
+            ("vocabulary with a key twice", twice, compare_ours_refuses)):
+        for name, path in cases.items():
+            add(f"{what} {name}: embeddings",
+                [ours, "embeddings", f"--ir2vec-vocab-path={path}", sample],
+                [up, "embeddings", f"--ir2vec-vocab-path={path}", sample],
+                compare)
+            add(f"{what} {name}: print<ir2vec>",
+                [opt, "-disable-output", f"-load-pass-plugin={plugin}",
+                 "-passes=print<irtk-ir2vec>", f"-irtk-vocab-path={path}",
+                 sample],
+                [opt, "-disable-output", "-passes=print<ir2vec>",
+                 f"-ir2vec-vocab-path={path}", sample], compare)
 
     # A few command-line paths: stdin, -o, unknown function, no vocabulary.
     v = vocabs[1]
@@ -830,11 +862,11 @@ def main():
         print(f"note: {SEED_VOCAB} not found; the seed vocabulary is skipped")
     vocabs = make_vocabs(work, names, with_seed)
     targeted = [
-        (make_duplicate_vocab(work, names), str(INPUTS / "phi_loops.ll")),
         (make_sum_order_vocab(work), str(INPUTS / "operand_sum_order.ll"))]
-    odd, bad = make_syntax_vocabs(work)
+    odd, bad, twice = make_syntax_vocabs(work)
+    twice["every-key"] = make_duplicate_vocab(work, names).path
 
-    jobs = build_jobs(a, inputs, vocabs, targeted, odd, bad, work)
+    jobs = build_jobs(a, inputs, vocabs, targeted, odd, bad, twice, work)
     results = [o for outcomes in pool.map(lambda job: job(), jobs)
                for o in outcomes]
     for i, o in enumerate(results):

@@ -60,6 +60,20 @@ class LoadVocabErrors(unittest.TestCase):
         ):
             ir2vec.loadVocab(path)
 
+    def test_deeply_nested_json(self):
+        # 35,000 levels overflowed the stack of llvm::json::parse and killed
+        # the interpreter.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "deep.json")
+            with open(path, "w") as f:
+                f.write("[" * 35000)
+            with self.assertRaisesRegex(
+                ValueError,
+                "^Failed to load vocabulary: " + re.escape(path)
+                + ":1:513: JSON nested deeper than 512 levels$",
+            ):
+                ir2vec.loadVocab(path)
+
     def test_wrong_type(self):
         with self.assertRaisesRegex(TypeError, "^vocabPath must be a str or os.PathLike, not int$"):
             ir2vec.loadVocab(42)
@@ -202,6 +216,64 @@ class QueryErrors(unittest.TestCase):
     def test_name_of_wrong_type(self):
         with self.assertRaises(TypeError):
             self.tool.getFuncEmb(42)
+
+
+class PathsAndNames(unittest.TestCase):
+    """Paths and IR names that are not UTF-8 or hold a NUL byte."""
+
+    def setUp(self):
+        self.vocab = ir2vec.loadVocab(IDS2D)
+
+    def test_path_not_utf8(self):
+        # Was a ValueError (UnicodeDecodeError) about the message itself.
+        with self.assertRaisesRegex(
+            ValueError,
+            "^Failed to load vocabulary: " + re.escape(r"/nonexistent/\xff\xfe.json")
+            + ": cannot read vocabulary: No such file or directory$",
+        ) as cm:
+            ir2vec.loadVocab(b"/nonexistent/\xff\xfe.json")
+        self.assertNotIsInstance(cm.exception, UnicodeError)
+        with self.assertRaisesRegex(
+            ValueError, "^Failed to parse IR file '" + re.escape(r"/nonexistent/\xff.ll") + "': "
+        ):
+            ir2vec.initEmbedding(os.fsdecode(b"/nonexistent/\xff.ll"), vocab=self.vocab)
+
+    def test_path_with_nul(self):
+        # Was reported as the path cut at the NUL, with no reason.
+        with self.assertRaisesRegex(
+            ValueError, "^vocabPath contains a null byte: '" + re.escape(r"/tmp/a\x00b.json") + "'$"
+        ):
+            ir2vec.loadVocab("/tmp/a\x00b.json")
+        with self.assertRaisesRegex(
+            ValueError, "^filename contains a null byte: '" + re.escape(r"/tmp/a\x00b.ll") + "'$"
+        ):
+            ir2vec.initEmbedding(b"/tmp/a\x00b.ll", vocab=self.vocab)
+        with self.assertRaisesRegex(
+            ValueError, r"^filenames\[1\] contains a null byte: '/tmp/a\\x00b.ll'$"
+        ):
+            ir2vec.embedFiles([CFG, "/tmp/a\x00b.ll"], vocab=self.vocab)
+
+    def test_function_name_not_utf8(self):
+        # getFuncNames gives the name with its byte 0xff as a surrogate; the
+        # queries take that very string back (they raised TypeError).
+        tool = ir2vec.initEmbedding(inp("non-utf8-name.ll"), vocab=self.vocab)
+        names = tool.getFuncNames()
+        self.assertEqual(names, ["f\udcffx"])
+        whole = tool.getFuncEmbMap()["f\udcffx"]
+        self.assertEqual(list(tool.getFuncEmb(names[0])), list(whole))
+        self.assertEqual(list(tool.getFuncEmb(b"f\xffx")), list(whole))
+        self.assertEqual(list(tool.getBBEmbMap(names[0])), [""])
+        self.assertEqual(len(tool.getInstEmbMap(names[0])), 1)
+        with self.assertRaisesRegex(
+            ValueError, "^Function '" + re.escape(r"g\xfe") + "' not found in module "
+        ):
+            tool.getFuncEmb("g\udcfe")
+
+    def test_function_name_of_wrong_type(self):
+        tool = ir2vec.initEmbedding(CFG, vocab=self.vocab)
+        for method in (tool.getFuncEmb, tool.getBBEmbMap, tool.getInstEmbMap):
+            with self.assertRaisesRegex(TypeError, "^funcName must be a str, not int$"):
+                method(42)
 
 
 class EmbedFilesErrors(unittest.TestCase):

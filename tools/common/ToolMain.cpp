@@ -10,6 +10,8 @@
 
 #include "irtk/support/OutputFile.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,6 +33,20 @@ char ReportedError::ID = 0;
 } // namespace
 
 Error reportedError() { return make_error<ReportedError>(); }
+
+std::string parseCountOption(StringRef Option, StringRef Text, uint64_t Min,
+                             uint64_t Max, uint64_t &Out) {
+  uint64_t V;
+  // getAsInteger alone would accept a radix prefix ("0x10").
+  bool Digits = !Text.empty() &&
+                llvm::all_of(Text, [](char C) { return C >= '0' && C <= '9'; });
+  if (!Digits || Text.getAsInteger(10, V) || V < Min || V > Max)
+    return ("invalid " + Option + " '" + Text + "'; expected a number from " +
+            Twine(Min) + " to " + Twine(Max))
+        .str();
+  Out = V;
+  return "";
+}
 
 int usageExit(StringRef ToolName, StringRef Message) {
   WithColor::error(errs(), ToolName) << Message << '\n';

@@ -24,7 +24,11 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace irtk::tools {
@@ -68,6 +72,26 @@ private:
   std::string Text;
   OptionsT Opts;
 };
+
+/// Parses \p Text, the value of option \p Option, as a count (threads,
+/// epochs, rows, a dimension) from \p Min to \p Max into \p Out: decimal
+/// digits only, no sign and no blanks, so that "-1" is an error and not
+/// 2^32 - 1. Returns the usage error message, "invalid <Option> '<Text>';
+/// expected a number from <Min> to <Max>", or an empty string.
+std::string parseCountOption(llvm::StringRef Option, llvm::StringRef Text,
+                             uint64_t Min, uint64_t Max, uint64_t &Out);
+template <typename T>
+std::string parseCountOption(llvm::StringRef Option, llvm::StringRef Text,
+                             uint64_t Min, uint64_t Max, T &Out) {
+  static_assert(std::is_unsigned_v<T>, "counts are unsigned");
+  uint64_t V = 0;
+  std::string Msg = parseCountOption(
+      Option, Text, Min, std::min<uint64_t>(Max, std::numeric_limits<T>::max()),
+      V);
+  if (Msg.empty())
+    Out = static_cast<T>(V);
+  return Msg;
+}
 
 /// Prints \p Message as "<tool>: error: <message>" and returns ExitUsage.
 int usageExit(llvm::StringRef ToolName, llvm::StringRef Message);

@@ -32,6 +32,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -102,17 +103,6 @@ static ParseResult usageError(const Twine &Msg) {
 
 static Error inputError(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
-}
-
-static std::optional<uint64_t> parseCount(const std::string &S) {
-  char *End = nullptr;
-  if (S.empty() || S[0] < '0' || S[0] > '9')
-    return std::nullopt;
-  errno = 0;
-  unsigned long long N = std::strtoull(S.c_str(), &End, 10);
-  if (*End != '\0' || errno)
-    return std::nullopt;
-  return N;
 }
 
 static MatrixRef matrixOf(const Store &S) {
@@ -545,12 +535,10 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return usageError("invalid --format '" + Format +
                       "'; expected text or json");
   O.JSON = Format == "json";
-  std::string Threads = Get("threads").value_or("0");
-  std::optional<uint64_t> J = parseCount(Threads);
-  if (!J || *J > 4096)
-    return usageError("invalid --threads '" + Threads +
-                      "'; expected a number from 0 to 4096");
-  O.Threads = static_cast<unsigned>(*J);
+  if (std::string Msg = tools::parseCountOption(
+          "--threads", Get("threads").value_or("0"), 0, 4096, O.Threads);
+      !Msg.empty())
+    return usageError(Msg);
 
   const char *TopKOnly[] = {"function", "row", "vocab", "k"};
   if (O.Command == CommandKind::Pairs) {
@@ -576,10 +564,12 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
       return usageError("topk needs exactly one of --function, --row and --ir");
     O.Function = Get("function").value_or("");
     if (std::optional<std::string> R = Get("row")) {
-      O.Row = parseCount(*R);
-      if (!O.Row)
-        return usageError("invalid --row '" + *R +
-                          "'; expected a row number from 0");
+      uint64_t Row;
+      if (std::string Msg =
+              tools::parseCountOption("--row", *R, 0, UINT64_MAX, Row);
+          !Msg.empty())
+        return usageError(Msg);
+      O.Row = Row;
     }
     O.Vocab = Get("vocab").value_or("");
     if (!O.Vocab.empty() && O.IRFiles.empty())
@@ -587,18 +577,30 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     if (!O.IRFiles.empty() && !O.Against.empty())
       return usageError("--ir queries search --store; --against applies to "
                         "--function and --row");
-    std::string K = Get("k").value_or("10");
-    std::optional<uint64_t> KN = parseCount(K);
-    if (!KN || *KN == 0 || *KN > 1000000)
-      return usageError("invalid -k '" + K +
-                        "'; expected a number from 1 to 1000000");
-    O.K = static_cast<unsigned>(*KN);
+    if (std::string Msg = tools::parseCountOption("-k", Get("k").value_or("10"),
+                                                  1, 1000000, O.K);
+        !Msg.empty())
+      return usageError(Msg);
   }
 
   return ParseResult::run(std::move(O));
 }
 
 static Error run(const Options &O) {
+  // The output must not replace a file the run reads.
+  std::vector<std::string> Inputs = O.IRFiles;
+  if (!O.Vocab.empty())
+    Inputs.push_back(O.Vocab);
+  for (const std::string *Dir : {&O.Store, &O.Against})
+    if (!Dir->empty())
+      for (const char *Name :
+           {store::InfoFileName, store::IndexFileName, store::MatrixFileName}) {
+        SmallString<256> P(*Dir);
+        sys::path::append(P, Name);
+        Inputs.push_back(std::string(P));
+      }
+  if (Error E = irtk::support::checkNotAnInput(O.Output, Inputs))
+    return E;
   // The whole output is rendered first and written through a temporary
   // file: a failed run leaves no partial output.
   std::string Rendered;

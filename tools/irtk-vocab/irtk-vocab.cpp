@@ -38,6 +38,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 namespace po = boost::program_options;
 using namespace llvm;
@@ -248,6 +249,8 @@ static Error runDiff(const LayoutChoice &C, const std::string &FileA,
 static Error runTrain(const LayoutChoice &C, const std::string &TripletsPath,
                       const std::string &Output, const TransEOptions &Opts,
                       bool Quiet, bool TrainedOnly) {
+  if (Error E = irtk::support::checkNotAnInput(Output, {TripletsPath}))
+    return E;
   Expected<TripletSet> Data = readTriplets(TripletsPath, C.layout());
   if (!Data)
     return Data.takeError();
@@ -290,6 +293,8 @@ static Error runTrain(const LayoutChoice &C, const std::string &TripletsPath,
 
 static Error runConvert(const std::string &File, const std::string &Output,
                         bool Strict, bool Quiet) {
+  if (Error E = irtk::support::checkNotAnInput(Output, {File}))
+    return E;
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/true);
   std::string Name = File == "-" ? "<stdin>" : File;
@@ -361,6 +366,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
                       "'; expected validate, stats, diff, train or convert");
 
   std::string Distance = "L1", Mode = "llvm";
+  // Counts are taken as text and checked by parseCountOption: Boost would
+  // read "-1" as 2^32 - 1.
+  std::string Dim, Epochs, BatchSize, Seed, Threads;
   TransEOptions &Train = O.Train;
   po::options_description Desc("Options");
   // clang-format off
@@ -370,14 +378,14 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("help,h", "Display usage")
     ("output,o", po::value<std::string>(&O.Output),
      "Output vocabulary (train, convert)")
-    ("dim", po::value<unsigned>(&Train.Dimension), "Dimension (train)")
-    ("epochs", po::value<unsigned>(&Train.Epochs), "Epochs (train)")
+    ("dim", po::value<std::string>(&Dim), "Dimension (train)")
+    ("epochs", po::value<std::string>(&Epochs), "Epochs (train)")
     ("lr", po::value<double>(&Train.LearningRate), "Learning rate (train)")
     ("margin", po::value<double>(&Train.Margin), "Margin (train)")
-    ("batch-size", po::value<unsigned>(&Train.BatchSize), "Batch size (train)")
+    ("batch-size", po::value<std::string>(&BatchSize), "Batch size (train)")
     ("distance", po::value<std::string>(&Distance), "L1 or L2 (train)")
-    ("seed", po::value<uint64_t>(&Train.Seed), "Random seed (train)")
-    ("threads,j", po::value<unsigned>(&Train.Threads), "Threads (train)")
+    ("seed", po::value<std::string>(&Seed), "Random seed (train)")
+    ("threads,j", po::value<std::string>(&Threads), "Threads (train)")
     ("mode", po::value<std::string>(&Mode),
      "llvm (LLVM IR, the default) or mir (machine IR)")
     ("mtriple", po::value<std::string>(&O.MTriple),
@@ -424,12 +432,26 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     else
       return UsageError("invalid --distance '" + Distance +
                         "'; expected L1 or L2");
-    if (Train.Dimension > 65536)
-      return UsageError("--dim must be at most 65536");
-    if (Train.Dimension == 0 || Train.BatchSize == 0 || Train.Threads > 4096 ||
-        !(Train.LearningRate > 0) || !(Train.Margin >= 0))
-      return UsageError("--dim, --batch-size and --lr must be positive, "
-                        "--margin not negative, -j at most 4096");
+    for (auto [Option, Text, Min, Max, Slot] :
+         {std::tuple<const char *, const std::string *, uint64_t, uint64_t,
+                     unsigned *>{"--dim", &Dim, 1, 65536, &Train.Dimension},
+          {"--epochs", &Epochs, 1, UINT32_MAX, &Train.Epochs},
+          {"--batch-size", &BatchSize, 1, UINT32_MAX, &Train.BatchSize},
+          {"--threads", &Threads, 0, 4096, &Train.Threads}})
+      if (!Text->empty())
+        if (std::string Msg =
+                irtk::tools::parseCountOption(Option, *Text, Min, Max, *Slot);
+            !Msg.empty())
+          return UsageError(Msg);
+    if (!Seed.empty())
+      if (std::string Msg = irtk::tools::parseCountOption(
+              "--seed", Seed, 0, UINT64_MAX, Train.Seed);
+          !Msg.empty())
+        return UsageError(Msg);
+    if (!(Train.LearningRate > 0) || !std::isfinite(Train.LearningRate))
+      return UsageError("invalid --lr; expected a positive number");
+    if (!(Train.Margin >= 0) || !std::isfinite(Train.Margin))
+      return UsageError("invalid --margin; expected a number from 0");
     return ParseResult::run(std::move(O));
   case CommandKind::Convert:
     if (Files.size() != 1)

@@ -172,29 +172,43 @@ public:
     if (O.OpenKEDir.empty())
       return support::writeOutputFile(
           O.Output, [&](raw_ostream &OS) { return WriteBody(OS, false); });
-    // OpenKE's three files go into one directory.
-    if (std::error_code EC = sys::fs::create_directories(O.OpenKEDir))
-      return createStringError(EC, "cannot create directory '" + O.OpenKEDir +
-                                       "': " + EC.message());
-    if (Error E = support::writeOutputFile(
-            openKEFile("train2id.txt"),
-            [&](raw_ostream &OS) { return WriteBody(OS, true); }))
-      return E;
-    if (Error E = support::writeOutputFile(openKEFile("entity2id.txt"),
-                                           [&](raw_ostream &OS) {
-                                             H.writeEntities(OS);
-                                             return Error::success();
-                                           }))
-      return E;
-    return support::writeOutputFile(openKEFile("relation2id.txt"),
-                                    [&](raw_ostream &OS) {
-                                      H.writeRelations(MaxRelation, OS);
-                                      return Error::success();
-                                    });
+    return writeOpenKE(WriteBody);
   }
   void discard() override {}
 
 private:
+  /// OpenKE's three files go into one directory, together or not at all:
+  /// all three are written to temporaries first, then renamed; a directory
+  /// this run created is removed again when that fails.
+  Error writeOpenKE(function_ref<Error(raw_ostream &, bool)> WriteBody) {
+    bool Existed = sys::fs::is_directory(O.OpenKEDir);
+    if (std::error_code EC = sys::fs::create_directories(O.OpenKEDir))
+      return createStringError(EC, "cannot create directory '" + O.OpenKEDir +
+                                       "': " + EC.message());
+    Error E = writeOpenKEFiles(WriteBody);
+    if (E && !Existed)
+      sys::fs::remove(O.OpenKEDir); // only if empty
+    return E;
+  }
+
+  Error writeOpenKEFiles(function_ref<Error(raw_ostream &, bool)> WriteBody) {
+    std::unique_ptr<support::OutputFile> Files[3];
+    const char *Names[3] = {"train2id.txt", "entity2id.txt", "relation2id.txt"};
+    for (unsigned I = 0; I < 3; ++I) {
+      Expected<std::unique_ptr<support::OutputFile>> F =
+          support::OutputFile::open(openKEFile(Names[I]));
+      if (!F)
+        return F.takeError(); // the ones opened are discarded
+      Files[I] = std::move(*F);
+    }
+    if (Error E = WriteBody(Files[0]->os(), /*OpenKE=*/true))
+      return E;
+    H.writeEntities(Files[1]->os());
+    H.writeRelations(MaxRelation, Files[2]->os());
+    return support::OutputFile::commitAll(
+        {Files[0].get(), Files[1].get(), Files[2].get()});
+  }
+
   std::string openKEFile(StringRef Name) const {
     SmallString<128> P(O.OpenKEDir);
     sys::path::append(P, Name);
@@ -301,6 +315,38 @@ static Error runInputs(const Options &O, ArrayRef<std::string> Inputs,
   return Error::success();
 }
 
+/// Refuses outputs that would replace an input: an output file that is an
+/// input, an OpenKE file that is one, or a store directory holding one.
+static Error checkOutputs(const Options &O, ArrayRef<std::string> Inputs) {
+  std::vector<std::string> All(Inputs.begin(), Inputs.end());
+  for (const std::string *V : {&O.VocabPath, &O.MIRVocabPath})
+    if (!V->empty())
+      All.push_back(*V);
+  if (!O.OpenKEDir.empty()) {
+    for (const char *Name :
+         {"train2id.txt", "entity2id.txt", "relation2id.txt"}) {
+      SmallString<128> P(O.OpenKEDir);
+      sys::path::append(P, Name);
+      if (Error E = support::checkNotAnInput(P, All))
+        return E;
+    }
+    return Error::success();
+  }
+  if (O.Format == FormatKind::Store &&
+      O.Subcommand == SubcommandKind::Embeddings) {
+    // Replacing the store replaces everything in its directory.
+    for (const std::string &In : All) {
+      StringRef Dir = sys::path::parent_path(In);
+      if (!Dir.empty() && sys::fs::equivalent(Dir, O.Output))
+        return createStringError(inconvertibleErrorCode(),
+                                 "cannot write store '" + O.Output +
+                                     "': it holds the input '" + In + "'");
+    }
+    return Error::success();
+  }
+  return support::checkNotAnInput(O.Output, All);
+}
+
 Error run(const Options &O) {
   std::unique_ptr<ModeHandler> H =
       O.Mode == ModeKind::MIR ? createMIRModeHandler() : createIRModeHandler();
@@ -311,6 +357,8 @@ Error run(const Options &O) {
         WithColor::error(errs(), ToolName) << toString(std::move(E)) << '\n';
         ++Failed;
       });
+  if (Error E = checkOutputs(O, Inputs))
+    return E;
   if (Error E =
           H->prepare(O, Inputs, O.Subcommand == SubcommandKind::Embeddings))
     return E;

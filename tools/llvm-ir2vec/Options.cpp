@@ -42,17 +42,6 @@ static const char *const Overview =
     "  triplets    Generate triplets for vocabulary training\n\n"
     "Several inputs are processed in parallel; output keeps input order.\n";
 
-static bool parseWeight(const std::string &S, float &Out) {
-  const char *Begin = S.c_str();
-  char *End = nullptr;
-  double D = std::strtod(Begin, &End);
-  if (S.empty() || *End != '\0' || !std::isfinite(D))
-    return false;
-  // As cl::opt<float>: parsed as double, stored as float.
-  Out = static_cast<float>(D);
-  return std::isfinite(Out);
-}
-
 const char *const VersionText =
     "llvm-ir2vec (IR2Vec Toolkit) " IRTK_VERSION ", compatible with LLVM 22\n";
 
@@ -162,14 +151,10 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   if (!O.OpenKEDir.empty() && Values.count("output"))
     return ParseResult::usageError(
         "--openke-dir writes its own files; do not combine it with -o");
-  {
-    char *End = nullptr;
-    unsigned long T = std::strtoul(Threads.c_str(), &End, 10);
-    if (Threads.empty() || *End != '\0' || Threads[0] == '-' || T > 4096)
-      return ParseResult::usageError("invalid --threads '" + Threads +
-                                     "'; expected a number from 0 to 4096");
-    O.Threads = static_cast<unsigned>(T);
-  }
+  if (std::string Msg =
+          tools::parseCountOption("--threads", Threads, 0, 4096, O.Threads);
+      !Msg.empty())
+    return ParseResult::usageError(Msg);
 
   if (Mode == "mir")
     O.Mode = ModeKind::MIR;
@@ -242,9 +227,13 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
         {"--mir2vec-common-operand-weight", &MCommonW,
          &O.MIRWeights.CommonOperand},
         {"--mir2vec-reg-operand-weight", &MRegW, &O.MIRWeights.Register}})
-    if (!Text->empty() && !parseWeight(*Text, *Slot))
-      return ParseResult::usageError("invalid " + std::string(Name) + " '" +
-                                     *Text + "'; expected a finite number");
+    if (!Text->empty()) {
+      std::optional<float> W = vocab::parseWeight(*Text);
+      if (!W)
+        return ParseResult::usageError("invalid " + std::string(Name) + " '" +
+                                       *Text + "'; expected a finite number");
+      *Slot = *W;
+    }
 
   if (O.Inputs.empty())
     O.Inputs.push_back("-");
@@ -257,7 +246,7 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   // --mode=mir without a vocabulary: the target's bundled one, once the
   // target is known.
   O.ExecutablePath = llvm::sys::fs::getMainExecutable(
-      Argv[0], reinterpret_cast<void *>(&parseWeight));
+      Argv[0], reinterpret_cast<void *>(&parseCommandLine));
   if (O.Mode == ModeKind::LLVM && O.Subcommand == SubcommandKind::Embeddings &&
       O.VocabPath.empty()) {
     // Without the option, the vocabulary bundled beside this binary.

@@ -23,6 +23,7 @@
 #include "irtk/ir2vec/PassRegistration.h"
 #include "irtk/mir2vec/Passes.h"
 #include "irtk/support/Version.h"
+#include "irtk/vocab/Layout.h"
 
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
@@ -41,15 +42,33 @@ static cl::opt<std::string> VocabPath("irtk-vocab-path",
                                       cl::desc("Path to the IR2Vec vocabulary"),
                                       cl::value_desc("file"),
                                       cl::cat(IRTKCategory));
-static cl::opt<float> OpcWeight("irtk-opc-weight", cl::init(1.0f),
-                                cl::desc("Weight for opcode embeddings"),
-                                cl::cat(IRTKCategory));
-static cl::opt<float> TypeWeight("irtk-type-weight", cl::init(0.5f),
-                                 cl::desc("Weight for type embeddings"),
-                                 cl::cat(IRTKCategory));
-static cl::opt<float> ArgWeight("irtk-arg-weight", cl::init(0.2f),
-                                cl::desc("Weight for argument embeddings"),
-                                cl::cat(IRTKCategory));
+namespace {
+/// cl::opt<float>'s parser, refusing what is not a finite float (nan, inf,
+/// 1e300) as llvm-ir2vec and the Python module do: such a weight would
+/// record every embedding as [null, ...].
+class WeightParser : public cl::parser<float> {
+public:
+  using cl::parser<float>::parser;
+  bool parse(cl::Option &O, StringRef ArgName, StringRef Arg, float &Val) {
+    std::optional<float> W = irtk::vocab::parseWeight(Arg);
+    if (!W)
+      return O.error("invalid value '" + Arg + "'; expected a finite number");
+    Val = *W;
+    return false;
+  }
+};
+} // namespace
+
+static cl::opt<float, false, WeightParser>
+    OpcWeight("irtk-opc-weight", cl::init(1.0f),
+              cl::desc("Weight for opcode embeddings"), cl::cat(IRTKCategory));
+static cl::opt<float, false, WeightParser>
+    TypeWeight("irtk-type-weight", cl::init(0.5f),
+               cl::desc("Weight for type embeddings"), cl::cat(IRTKCategory));
+static cl::opt<float, false, WeightParser>
+    ArgWeight("irtk-arg-weight", cl::init(0.2f),
+              cl::desc("Weight for argument embeddings"),
+              cl::cat(IRTKCategory));
 static cl::opt<EmbeddingKind>
     Kind("irtk-kind", cl::init(EmbeddingKind::Symbolic),
          cl::desc("IR2Vec embedding kind"),
@@ -112,17 +131,17 @@ static cl::opt<std::string>
     MIRVocabPath("irtk-mir-vocab-path",
                  cl::desc("Path to the MIR2Vec vocabulary of the target"),
                  cl::value_desc("file"), cl::cat(MIRCategory));
-static cl::opt<float> MIROpcWeight("irtk-mir-opc-weight", cl::init(1.0f),
-                                   cl::desc("Weight for machine opcodes"),
-                                   cl::cat(MIRCategory));
-static cl::opt<float>
+static cl::opt<float, false, WeightParser>
+    MIROpcWeight("irtk-mir-opc-weight", cl::init(1.0f),
+                 cl::desc("Weight for machine opcodes"), cl::cat(MIRCategory));
+static cl::opt<float, false, WeightParser>
     MIRCommonWeight("irtk-mir-common-operand-weight", cl::init(1.0f),
                     cl::desc("Weight for common machine operands"),
                     cl::cat(MIRCategory));
-static cl::opt<float> MIRRegWeight("irtk-mir-reg-operand-weight",
-                                   cl::init(1.0f),
-                                   cl::desc("Weight for register operands"),
-                                   cl::cat(MIRCategory));
+static cl::opt<float, false, WeightParser>
+    MIRRegWeight("irtk-mir-reg-operand-weight", cl::init(1.0f),
+                 cl::desc("Weight for register operands"),
+                 cl::cat(MIRCategory));
 
 /// The file this plugin was loaded from, for finding the default vocabulary
 /// beside it.

@@ -193,6 +193,26 @@ static py::str toStr(const std::string &S) {
   return py::reinterpret_steal<py::str>(U);
 }
 
+/// Text from C++ for an exception's message: bytes that are not UTF-8 (in
+/// paths and IR names) appear as \xNN escapes, so that the message can be
+/// printed.
+static py::str toMessage(const std::string &S) {
+  PyObject *U = PyUnicode_DecodeUTF8(
+      S.data(), static_cast<Py_ssize_t>(S.size()), "backslashreplace");
+  if (!U)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(U);
+}
+
+/// Raises ValueError with \p Msg. py::value_error would decode \p Msg as
+/// strict UTF-8 and, for a path that is not UTF-8, raise a
+/// UnicodeDecodeError about the message instead.
+[[noreturn]] static void throwValueError(const std::string &Msg) {
+  py::str M = toMessage(Msg);
+  PyErr_SetObject(PyExc_ValueError, M.ptr());
+  throw py::error_already_set();
+}
+
 static py::array_t<double> toArray(const double *P, unsigned Dim) {
   py::array_t<double> A(static_cast<py::ssize_t>(Dim));
   std::copy(P, P + Dim, A.mutable_data());
@@ -223,7 +243,29 @@ static std::string toPath(py::handle Obj, const std::string &What) {
     throw py::type_error(What + " must be a str or os.PathLike, not " +
                          typeName(Obj));
   py::bytes B = py::module_::import("os").attr("fsencode")(Obj);
-  return std::string(B);
+  std::string Path(B);
+  // The file system would see the path cut at the NUL.
+  if (Path.find('\0') != std::string::npos) {
+    std::string Shown;
+    raw_string_ostream(Shown).write_escaped(Path, /*UseHexEscapes=*/true);
+    throwValueError(What + " contains a null byte: '" + Shown + "'");
+  }
+  return Path;
+}
+
+/// A function name argument: a str as getFuncNames() gives it (a name that
+/// is not UTF-8 has its bytes as surrogates, as os.fsdecode does), or bytes.
+static std::string toName(py::handle Obj, const char *What) {
+  if (py::isinstance<py::bytes>(Obj))
+    return std::string(py::reinterpret_borrow<py::bytes>(Obj));
+  if (!py::isinstance<py::str>(Obj))
+    throw py::type_error(std::string(What) + " must be a str, not " +
+                         typeName(Obj));
+  PyObject *B =
+      PyUnicode_AsEncodedString(Obj.ptr(), "utf-8", "surrogateescape");
+  if (!B)
+    throw py::error_already_set();
+  return std::string(py::reinterpret_steal<py::bytes>(B));
 }
 
 /// Accepts ir2vec.IR2VecKind (LLVM main) and the strings "sym" and "fa" of
@@ -236,7 +278,7 @@ static EmbeddingKind parseMode(py::handle Mode) {
     throw py::type_error("mode must be an ir2vec.IR2VecKind, 'sym' or 'fa', "
                          "not " +
                          typeName(Mode));
-  std::string S = Mode.cast<std::string>();
+  std::string S = toName(Mode, "mode");
   if (S == "sym" || S == "symbolic")
     return EmbeddingKind::Symbolic;
   if (S == "fa" || S == "flow-aware")
@@ -248,7 +290,7 @@ static EmbeddingKind parseMode(py::handle Mode) {
   std::string Msg = "Invalid mode. Use 'sym' or 'fa' (or ir2vec.IR2VecKind."
                     "Symbolic / FlowAware), not '" +
                     S + "'";
-  PyErr_SetString(Error.ptr(), Msg.c_str());
+  PyErr_SetObject(Error.ptr(), toMessage(Msg).ptr());
   throw py::error_already_set();
 }
 
@@ -261,7 +303,7 @@ static Expected<Vocabulary> loadVocabulary(const std::string &Path,
 static float checkWeight(double W, const char *Name) {
   float F = static_cast<float>(W);
   if (!std::isfinite(F))
-    throw py::value_error(std::string(Name) + " must be a finite number");
+    throwValueError(std::string(Name) + " must be a finite number");
   return F;
 }
 
@@ -271,15 +313,14 @@ static std::unique_ptr<PyVocab> loadVocab(py::handle VocabPath,
                                           double ArgWeight) {
   std::string Path = toPath(VocabPath, "vocabPath");
   if (Path.empty())
-    throw py::value_error("Empty vocabulary path not allowed");
+    throwValueError("Empty vocabulary path not allowed");
   irtk::ir2vec::Weights W;
   W.Opcode = checkWeight(OpcWeight, "opcWeight");
   W.Type = checkWeight(TypeWeight, "typeWeight");
   W.Argument = checkWeight(ArgWeight, "argWeight");
   Expected<Vocabulary> V = loadVocabulary(Path, W);
   if (!V)
-    throw py::value_error("Failed to load vocabulary: " +
-                          toString(V.takeError()));
+    throwValueError("Failed to load vocabulary: " + toString(V.takeError()));
   return std::make_unique<PyVocab>(
       PyVocab{std::make_shared<const Vocabulary>(std::move(*V)), Path});
 }
@@ -305,11 +346,11 @@ resolveVocab(py::handle VocabObj, py::handle VocabPath, const char *Fn) {
                          "ir2vec.Vocab from ir2vec.loadVocab())");
   std::string Path = toPath(VocabPath, "vocabPath");
   if (Path.empty())
-    throw py::value_error("Empty Vocab Path not allowed");
+    throwValueError("Empty Vocab Path not allowed");
   Expected<Vocabulary> V = loadVocabulary(Path, irtk::ir2vec::Weights());
   if (!V)
-    throw py::value_error("Failed to initialize IR2Vec vocabulary: " +
-                          toString(V.takeError()));
+    throwValueError("Failed to initialize IR2Vec vocabulary: " +
+                    toString(V.takeError()));
   return std::make_shared<const Vocabulary>(std::move(*V));
 }
 
@@ -338,21 +379,21 @@ public:
     return toDict(compute([&] { return functionRows(*L.M, *V, Kind); }));
   }
 
-  py::array_t<double> getFuncEmb(const std::string &Name) {
-    const Function &F = definedFunction(Name);
+  py::array_t<double> getFuncEmb(py::handle NameObj) {
+    const Function &F = definedFunction(toName(NameObj, "funcName"));
     Rows R = compute(
         [&] { return functionPartRows(F, *V, Kind, LevelKind::Function); });
     return toArray(R.row(0), V->dimension());
   }
 
-  py::dict getBBEmbMap(const std::string &Name) {
-    const Function &F = definedFunction(Name);
+  py::dict getBBEmbMap(py::handle NameObj) {
+    const Function &F = definedFunction(toName(NameObj, "funcName"));
     return toDict(compute(
         [&] { return functionPartRows(F, *V, Kind, LevelKind::BasicBlock); }));
   }
 
-  py::dict getInstEmbMap(const std::string &Name) {
-    const Function &F = definedFunction(Name);
+  py::dict getInstEmbMap(py::handle NameObj) {
+    const Function &F = definedFunction(toName(NameObj, "funcName"));
     return toDict(compute(
         [&] { return functionPartRows(F, *V, Kind, LevelKind::Instruction); }));
   }
@@ -368,11 +409,11 @@ private:
           break;
         }
     if (!F)
-      throw py::value_error("Function '" + Name + "' not found in module '" +
-                            Path + "'");
+      throwValueError("Function '" + Name + "' not found in module '" + Path +
+                      "'");
     if (F->isDeclaration())
-      throw py::value_error("Function '" + Name + "' is a declaration in '" +
-                            Path + "'; only defined functions have embeddings");
+      throwValueError("Function '" + Name + "' is a declaration in '" + Path +
+                      "'; only defined functions have embeddings");
     return *F;
   }
 
@@ -410,13 +451,13 @@ static std::unique_ptr<PyIR2VecTool> initEmbedding(py::handle Filename,
   std::shared_ptr<const Vocabulary> V =
       resolveVocab(VocabObj, VocabPath, "initEmbedding");
   if (Path.empty())
-    throw py::value_error("Empty filename not allowed");
+    throwValueError("Empty filename not allowed");
   Expected<LoadedModule> L = [&] {
     py::gil_scoped_release NoGIL;
     return loadModule(Path);
   }();
   if (!L)
-    throw py::value_error(toString(L.takeError()));
+    throwValueError(toString(L.takeError()));
   warn(L->Warnings);
   return std::make_unique<PyIR2VecTool>(Path, K, std::move(V), std::move(*L));
 }
@@ -501,10 +542,10 @@ static py::list embedFiles(py::handle Filenames, py::handle Mode,
       resolveVocab(VocabObj, VocabPath, "embedFiles");
   std::optional<LevelKind> Level = irtk::ir2vec::parseLevel(LevelName);
   if (!Level)
-    throw py::value_error("Invalid level '" + LevelName +
-                          "'. Use 'func', 'bb' or 'inst'");
+    throwValueError("Invalid level '" + LevelName +
+                    "'. Use 'func', 'bb' or 'inst'");
   if (Threads < 0)
-    throw py::value_error("threads must be 0 (one per core) or more");
+    throwValueError("threads must be 0 (one per core) or more");
 
   // Workers never touch Python; this thread turns each result into Python
   // objects, in input order, as soon as it is ready, and checks for
@@ -578,11 +619,11 @@ PYBIND11_MODULE(_ir2vec, M) {
           "dimension", [](const PyVocab &P) { return P.V->dimension(); },
           "Length of every embedding")
       .def_property_readonly(
-          "path", [](const PyVocab &P) { return P.Path; },
+          "path", [](const PyVocab &P) { return toStr(P.Path); },
           "The file it was loaded from")
       .def("__repr__", [](const PyVocab &P) {
-        return "<ir2vec.Vocab '" + P.Path +
-               "' dimension=" + std::to_string(P.V->dimension()) + ">";
+        return toMessage("<ir2vec.Vocab '" + P.Path + "' dimension=" +
+                         std::to_string(P.V->dimension()) + ">");
       });
 
   M.def("loadVocab", &loadVocab, py::arg("vocabPath"), py::kw_only(),
@@ -602,7 +643,8 @@ PYBIND11_MODULE(_ir2vec, M) {
       .def(py::init(ToolInit), py::arg("filename"),
            py::arg("mode") = EmbeddingKind::Symbolic,
            py::arg("vocab") = py::none(), py::arg("vocabPath") = py::none())
-      .def_property_readonly("filename", &PyIR2VecTool::path)
+      .def_property_readonly(
+          "filename", [](const PyIR2VecTool &T) { return toStr(T.path()); })
       .def_property_readonly("mode", &PyIR2VecTool::kind)
       .def("getFuncNames", &PyIR2VecTool::getFuncNames,
            "Names of the module's defined functions, in IR order")

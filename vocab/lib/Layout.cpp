@@ -9,6 +9,9 @@
 #include "irtk/vocab/Layout.h"
 
 #include <cassert>
+#include <cmath>
+#include <cstdlib>
+#include <string>
 
 using namespace llvm;
 
@@ -51,6 +54,19 @@ std::optional<EntityId> Layout::lookup(unsigned Section, StringRef Key) const {
   if (It == M.end())
     return std::nullopt;
   return It->second;
+}
+
+std::optional<float> parseWeight(StringRef Text) {
+  std::string S = Text.str();
+  const char *Begin = S.c_str();
+  char *End = nullptr;
+  double D = std::strtod(Begin, &End);
+  if (S.empty() || *End != '\0' || !std::isfinite(D))
+    return std::nullopt;
+  float F = static_cast<float>(D);
+  if (!std::isfinite(F))
+    return std::nullopt;
+  return F;
 }
 
 } // namespace irtk::vocab

@@ -136,4 +136,15 @@ TEST_F(IndexFileTest, MissingFile) {
             std::string(Path) + ": cannot read: No such file or directory");
 }
 
+TEST_F(IndexFileTest, LineThatIsNotJSONFailsTheOpen) {
+  // Row 2 is never read, but the store must not open.
+  write(render(funcRecord(0, "a", "a")) + render(funcRecord(1, "b", "b")) +
+        "{\"row\":2,\"module\":\"m\"\n");
+  Expected<IndexFile> F = IndexFile::open(Path);
+  ASSERT_FALSE(F);
+  EXPECT_EQ(toString(F.takeError()),
+            std::string(Path) + ":3:22: invalid JSON: Expected , or } after "
+                                "object property");
+}
+
 } // namespace

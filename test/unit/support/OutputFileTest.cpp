@@ -17,6 +17,10 @@
 
 #include "gtest/gtest.h"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 using namespace irtk::support;
 using namespace llvm;
 
@@ -136,6 +140,88 @@ TEST(OutputFileTest, MissingDirectoryIsAnError) {
   EXPECT_EQ(StringRef(Msg).take_front(P.size() + 16),
             "cannot write '" + P + "':");
   EXPECT_NE(Msg.find("No such file or directory"), std::string::npos) << Msg;
+}
+
+/// Three files written, ready to be committed together.
+static std::vector<std::unique_ptr<OutputFile>> openThree(const TempDir &D) {
+  std::vector<std::unique_ptr<OutputFile>> Files;
+  for (const char *Name : {"a.txt", "b.txt", "c.txt"}) {
+    Expected<std::unique_ptr<OutputFile>> F = OutputFile::open(D.path(Name));
+    EXPECT_TRUE(static_cast<bool>(F));
+    if (!F) {
+      consumeError(F.takeError());
+      return {};
+    }
+    (*F)->os() << Name << '\n';
+    Files.push_back(std::move(*F));
+  }
+  return Files;
+}
+
+TEST(OutputFileTest, CommitAllWritesEveryFile) {
+  TempDir D;
+  std::vector<std::unique_ptr<OutputFile>> Files = openThree(D);
+  ASSERT_EQ(Files.size(), 3u);
+  IRTK_EXPECT_SUCCESS(
+      OutputFile::commitAll({Files[0].get(), Files[1].get(), Files[2].get()}));
+  EXPECT_EQ(contents(D.path("a.txt")), "a.txt\n");
+  EXPECT_EQ(contents(D.path("b.txt")), "b.txt\n");
+  EXPECT_EQ(contents(D.path("c.txt")), "c.txt\n");
+  EXPECT_EQ(D.entries(), 3u);
+}
+
+TEST(OutputFileTest, CommitAllFailingRenameLeavesNone) {
+  TempDir D;
+  std::vector<std::unique_ptr<OutputFile>> Files = openThree(D);
+  ASSERT_EQ(Files.size(), 3u);
+  // The last rename fails: a non-empty directory took c.txt's name after
+  // it was opened.
+  ASSERT_FALSE(sys::fs::create_directory(D.path("c.txt")));
+  IRTK_EXPECT_SUCCESS(writeOutputFile(
+      D.path("c.txt/keep"), [](raw_ostream &) { return Error::success(); }));
+  Error E =
+      OutputFile::commitAll({Files[0].get(), Files[1].get(), Files[2].get()});
+  std::string Msg = toString(std::move(E));
+  EXPECT_TRUE(
+      StringRef(Msg).starts_with("cannot write '" + D.path("c.txt") + "': "))
+      << Msg;
+  EXPECT_FALSE(sys::fs::exists(D.path("a.txt")));
+  EXPECT_FALSE(sys::fs::exists(D.path("b.txt")));
+  EXPECT_EQ(D.entries(), 1u); // Only the directory; no temporary left.
+}
+
+TEST(OutputFileTest, CommitAllWriteErrorLeavesNone) {
+  if (!sys::fs::exists("/dev/full"))
+    GTEST_FAIL() << "/dev/full is needed for this test";
+  TempDir D;
+  std::vector<std::unique_ptr<OutputFile>> Files = openThree(D);
+  ASSERT_EQ(Files.size(), 3u);
+  Expected<std::unique_ptr<OutputFile>> Full = OutputFile::open("/dev/full");
+  IRTK_ASSERT_OK(Full);
+  (*Full)->os() << std::string(1 << 16, 'x');
+  Error E = OutputFile::commitAll(
+      {Files[0].get(), Files[1].get(), Full->get(), Files[2].get()});
+  EXPECT_EQ(toString(std::move(E)),
+            "cannot write '/dev/full': No space left on device");
+  EXPECT_EQ(D.entries(), 0u);
+}
+
+TEST(OutputFileTest, OutputThatIsAnInputIsRefused) {
+  TempDir D;
+  std::string In = D.path("in.txt"), Link = D.path("link.txt");
+  IRTK_EXPECT_SUCCESS(writeOutputFile(In, [](raw_ostream &OS) {
+    OS << "input\n";
+    return Error::success();
+  }));
+  ASSERT_FALSE(sys::fs::create_link(In, Link));
+  // The same file under another name.
+  EXPECT_EQ(toString(checkNotAnInput(Link, {"other.txt", In})),
+            "cannot write '" + Link + "': it is the input '" + In + "'");
+  // A new file, standard output and a device are never inputs.
+  IRTK_EXPECT_SUCCESS(checkNotAnInput(D.path("new.txt"), {In}));
+  IRTK_EXPECT_SUCCESS(checkNotAnInput("-", {"-", In}));
+  IRTK_EXPECT_SUCCESS(checkNotAnInput("/dev/null", {"/dev/null"}));
+  EXPECT_EQ(contents(In), "input\n");
 }
 
 } // namespace

@@ -13,12 +13,15 @@ upstream run unchanged::
                                 vocab=vocab)
     tool.getFuncEmbMap()        # {function name: numpy.ndarray (float64)}
 
-``embedFiles`` embeds many files in parallel. See docs/Python.md.
+``embedFiles`` embeds many files in parallel; ``loadStore`` reads the stores
+``llvm-ir2vec --format=npy`` writes, of LLVM IR or machine IR. See
+docs/Python.md.
 """
 
 import os as _os
 
 from . import vocab
+from .store import Store, StoreError, loadStore
 from ._ir2vec import (
     FlowAware,
     IR2VecKind,
@@ -38,10 +41,13 @@ __all__ = [
     "IR2VecTool",
     "InvalidModeError",
     "SEED_EMBEDDING_75D",
+    "Store",
+    "StoreError",
     "Symbolic",
     "Vocab",
     "embedFiles",
     "initEmbedding",
+    "loadStore",
     "loadVocab",
     "vocab",
 ]

@@ -10,8 +10,9 @@
 /// index.jsonl names the rows of a store's matrix: line i describes row i
 /// (module, function, demangled name, level, and the block and instruction
 /// for bb and inst levels, as llvm-ir2vec's JSON lines). The reader maps the
-/// file, finds the line starts once, and parses a line only when asked, so
-/// opening a store of a million rows costs one scan for newlines.
+/// file, finds the line starts and checks that every line is JSON (a line
+/// that is not fails the open, with its line number) in one scan that
+/// builds nothing, and parses a line only when its record is asked for.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -86,8 +87,8 @@ parseIndexRecord(llvm::StringRef Line, llvm::StringRef Name, uint64_t LineNo);
 /// A store's index, read lazily.
 class IndexFile {
 public:
-  /// Maps \p Path and finds its lines. An empty last line is allowed; a
-  /// missing final newline is too.
+  /// Maps \p Path, finds its lines and checks that each is JSON. An empty
+  /// last line is allowed; a missing final newline is too.
   static llvm::Expected<IndexFile> open(llvm::StringRef Path);
 
   IndexFile(IndexFile &&);

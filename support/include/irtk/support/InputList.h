@@ -36,7 +36,9 @@ bool isCorpus(llvm::StringRef Path);
 
 /// The bitcode paths of the corpus at \p Path (directory or description
 /// file), in the description's order. Fails, naming the description, when it
-/// cannot be read, is not JSON, or has no "modules" list of strings.
+/// cannot be read, is not JSON, has no "modules" list of strings, or names
+/// a module outside the corpus root (an absolute path, or one with a ".."
+/// component).
 llvm::Expected<std::vector<std::string>>
 readCorpusModules(llvm::StringRef Path);
 

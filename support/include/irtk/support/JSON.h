@@ -7,11 +7,18 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Every JSON document irtk reads (vocabularies, corpus descriptions, store
-/// metadata and index lines) is parsed here, with llvm::json, the parser
-/// upstream uses, so that what one accepts the other does. A syntax error
-/// becomes "file:line:col: invalid JSON: msg", with line and column (both
-/// from 1) computed from the parser's byte offset.
+/// Every JSON document irtk reads (vocabularies, legacy flat vocabularies,
+/// corpus descriptions, store metadata and index lines) is parsed here, with
+/// llvm::json, the parser upstream uses, so that what one accepts the other
+/// does. A syntax error becomes "file:line:col: invalid JSON: msg", with line
+/// and column (both from 1) computed from the parser's byte offset.
+///
+/// Two checks come on top of llvm::json, from one scan of the text:
+/// - arrays and objects nested deeper than MaxJSONDepth levels are refused
+///   before llvm::json::parse sees them (it recurses once per level and
+///   would overflow the stack on a file of a few thousand '[');
+/// - an object with the same key twice is refused (llvm::json::Object keeps
+///   the last one silently).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,14 +31,24 @@
 
 namespace irtk::support {
 
-/// Parses \p Text, read from \p Name (a file name, or a description such as
-/// "<stdin>"), into a JSON value; errors are one line naming \p Name.
-llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef Text,
-                                            llvm::StringRef Name);
+/// The deepest nesting of arrays and objects parseJSON accepts.
+inline constexpr unsigned MaxJSONDepth = 512;
 
-/// \p E is the error llvm::json::parse gave for \p Text, read from \p Name.
-llvm::Error jsonSyntaxError(llvm::StringRef Name, llvm::StringRef Text,
-                            llvm::Error E);
+/// Parses \p Text, read from \p Name (a file name, or a description such as
+/// "<stdin>"), into a JSON value; errors are one line naming \p Name, with
+/// the line and column. \p FirstLine is the line of \p Name that \p Text
+/// starts on (for one line of a JSON-lines file).
+llvm::Expected<llvm::json::Value>
+parseJSON(llvm::StringRef Text, llvm::StringRef Name, unsigned FirstLine = 1);
+
+/// Fails exactly when parseJSON(\p Text, \p Name, \p FirstLine) fails, and
+/// with the same error, but builds no value: for checking many documents
+/// (every line of a store's index) of which few will be read. Plain
+/// documents are checked by a scan that allocates nothing; anything it is
+/// not sure of (an escape in a key, a number written in a form JSON does not
+/// have, a problem) is left to parseJSON.
+llvm::Error checkJSON(llvm::StringRef Text, llvm::StringRef Name,
+                      unsigned FirstLine = 1);
 
 } // namespace irtk::support
 

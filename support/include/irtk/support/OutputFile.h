@@ -25,6 +25,7 @@
 #ifndef IRTK_SUPPORT_OUTPUTFILE_H
 #define IRTK_SUPPORT_OUTPUTFILE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -62,8 +63,16 @@ public:
   /// written.
   void discard();
 
+  /// Commits \p Files together: either all of them appear or none. Every
+  /// file's writes are checked before any is renamed into place; when a
+  /// rename fails, the files already renamed are removed (a file they
+  /// replaced is then gone too) and the others discarded.
+  static llvm::Error commitAll(llvm::ArrayRef<OutputFile *> Files);
+
 private:
   OutputFile() = default;
+  /// Flushes and checks the writes, closes a temporary file's stream.
+  llvm::Error finishWriting();
   std::string Path;
   std::optional<llvm::sys::fs::TempFile> Temp;
   /// Null for standard output.
@@ -71,6 +80,14 @@ private:
   llvm::raw_fd_ostream *Stream = nullptr;
   bool Done = false;
 };
+
+/// Fails when writing \p Output would replace one of \p Inputs: when it is
+/// the same file (sys::fs::equivalent, so another path to it counts too).
+/// Standard output ("-"), outputs that do not exist yet and outputs that
+/// are not regular files (devices, pipes) never are. The error reads
+/// "cannot write '<Output>': it is the input '<Input>'".
+llvm::Error checkNotAnInput(llvm::StringRef Output,
+                            llvm::ArrayRef<std::string> Inputs);
 
 /// Calls \p Write with a stream for \p Path, then commits the file. When
 /// \p Write or a write fails, nothing is left at \p Path and the error is

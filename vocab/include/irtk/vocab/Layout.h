@@ -113,6 +113,13 @@ private:
 /// LLVM 22 does.
 using SectionWeights = std::vector<float>;
 
+/// Parses the text of a weight option as upstream's cl::opt<float> does
+/// (read as a double, stored as a float) and refuses what is not a finite
+/// float: "nan", "inf" and values beyond a float's range, which would make
+/// every embedding NaN or infinite. Every front end's weight options go
+/// through it.
+std::optional<float> parseWeight(llvm::StringRef Text);
+
 } // namespace irtk::vocab
 
 #endif // IRTK_VOCAB_LAYOUT_H

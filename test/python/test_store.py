@@ -1,0 +1,97 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""ir2vec.loadStore against llvm-ir2vec's own output: the rows of a store
+(LLVM IR and machine IR) are the vectors of --format=jsonl rounded to
+float32, in the same order, with the same sites; and every broken store is
+a StoreError naming the file."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import numpy
+
+import ir2vec
+from common import SHARED_INPUTS, env_path
+
+LOWER_LL = str(SHARED_INPUTS / "lower.ll")
+CFG_LL = str(SHARED_INPUTS / "cfg.ll")
+MIR_VOCAB = str(SHARED_INPUTS.parent.parent / "vocab" / "data" /
+                "mir2vec-x86-64-75d.json")
+
+
+def llvm_ir2vec(*args):
+    p = subprocess.run([env_path("IRTK_LLVM_IR2VEC"), *args],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError(f"llvm-ir2vec {' '.join(args)}: {p.stderr}")
+    return p.stdout
+
+
+class StoreTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def check_against_jsonl(self, args, kind):
+        store = os.path.join(self.tmp, "store")
+        llvm_ir2vec("embeddings", *args, "--format=npy", "-o", store)
+        lines = [json.loads(l) for l in
+                 llvm_ir2vec("embeddings", *args, "--format=jsonl").splitlines()]
+        s = ir2vec.loadStore(store)
+        self.assertEqual(s.kind, kind)
+        self.assertEqual(len(s), len(lines))
+        self.assertGreater(len(s), 0)
+        for i, line in enumerate(lines):
+            self.assertEqual(s.records[i]["function"], line["function"])
+            self.assertEqual(s.records[i]["module"], line["module"])
+            numpy.testing.assert_array_equal(
+                s.vectors[i], numpy.array(line["embedding"], dtype=numpy.float32))
+        return s
+
+    def test_ir_store(self):
+        s = self.check_against_jsonl(["--level=bb", LOWER_LL, CFG_LL],
+                                     "symbolic")
+        self.assertEqual(s.level, "bb")
+        self.assertEqual(s.source, {})
+
+    def test_mir_store(self):
+        s = self.check_against_jsonl(
+            ["--mode=mir", "--mtriple=x86_64-unknown-linux-gnu",
+             "--stop-after=virtregrewriter", f"--mir2vec-vocab-path={MIR_VOCAB}",
+             LOWER_LL, CFG_LL], "mir2vec-symbolic")
+        self.assertEqual(s.dimension, 75)
+        self.assertEqual(s.source["stop_after"], "virtregrewriter")
+        self.assertEqual(s.source["target"], "x86_64-unknown-linux-gnu")
+        self.assertEqual(s.rows(function="sum"), [0])
+        self.assertEqual(s.rows(module=LOWER_LL), [0, 1])
+
+    def test_errors(self):
+        store = os.path.join(self.tmp, "store")
+        llvm_ir2vec("embeddings", "--format=npy", "-o", store, LOWER_LL)
+        with self.assertRaisesRegex(ir2vec.StoreError, "nowhere.*store.json"):
+            ir2vec.loadStore(os.path.join(self.tmp, "nowhere"))
+        with open(os.path.join(store, "index.jsonl"), "a") as f:
+            f.write("{not json\n")
+        with self.assertRaisesRegex(ir2vec.StoreError, r"index.jsonl:3:"):
+            ir2vec.loadStore(store)
+        with open(os.path.join(store, "index.jsonl"), "w") as f:
+            f.write('{"row": 0}\n')
+        with self.assertRaisesRegex(ir2vec.StoreError, "1 lines for 2 rows"):
+            ir2vec.loadStore(store)
+        info = os.path.join(store, "store.json")
+        with open(info, "w") as f:
+            f.write('{"format": "something else"}')
+        with self.assertRaisesRegex(ir2vec.StoreError,
+                                    "store.json: not a store description"):
+            ir2vec.loadStore(store)
+
+
+if __name__ == "__main__":
+    unittest.main()

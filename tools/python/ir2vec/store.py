@@ -1,0 +1,121 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Embedding stores, as ``llvm-ir2vec embeddings --format=npy`` writes them.
+
+A store is a directory: ``store.json`` (what the rows are), ``embeddings.npy``
+(a float32 matrix, one row per embedding) and ``index.jsonl`` (one JSON
+object per row: module, function, level, block, instruction). The same
+reader serves LLVM IR stores (kind ``symbolic`` or ``flow-aware``) and
+machine IR stores (kind ``mir2vec-symbolic``, from ``--mode=mir``)::
+
+    import ir2vec
+    s = ir2vec.loadStore("mir-store")
+    s.kind, s.level, s.dimension          # 'mir2vec-symbolic', 'func', 75
+    s.vectors                             # numpy float32 array (count, dim)
+    rows = s.rows(function="quicksort")   # row numbers
+    s.records[rows[0]]["module"]
+
+The layout is described in docs/CommandGuide/llvm-ir2vec.md (STORES).
+"""
+
+import json
+import os
+
+import numpy
+
+FORMAT = "irtk-embedding-store"
+VERSION = 1
+
+
+class StoreError(ValueError):
+    """A store that cannot be read: the message names the file and why."""
+
+
+class Store:
+    """A store read from disk. ``vectors`` is memory-mapped (read-only)."""
+
+    def __init__(self, path):
+        path = os.fspath(path)
+        self.path = path
+        info_path = os.path.join(path, "store.json")
+        try:
+            with open(info_path, encoding="utf-8") as f:
+                info = json.load(f)
+        except (OSError, ValueError) as e:
+            raise StoreError(f"{info_path}: {e}") from None
+        if not isinstance(info, dict) or info.get("format") != FORMAT:
+            raise StoreError(f"{info_path}: not a store description")
+        if not isinstance(info.get("version"), int) or info["version"] > VERSION:
+            raise StoreError(f"{info_path}: unsupported store version "
+                             f"{info.get('version')!r}")
+        self.info = info
+        npy_path = os.path.join(path, "embeddings.npy")
+        try:
+            vectors = numpy.load(npy_path, mmap_mode="r")
+        except (OSError, ValueError) as e:
+            raise StoreError(f"{npy_path}: {e}") from None
+        if vectors.dtype != numpy.float32 or vectors.ndim != 2:
+            raise StoreError(f"{npy_path}: not a 2-d float32 matrix")
+        if vectors.shape != (info.get("count"), info.get("dimension")):
+            raise StoreError(f"{npy_path}: shape {vectors.shape} differs from "
+                             f"store.json's count and dimension "
+                             f"({info.get('count')}, {info.get('dimension')})")
+        self.vectors = vectors
+        index_path = os.path.join(path, "index.jsonl")
+        records = []
+        try:
+            with open(index_path, encoding="utf-8",
+                      errors="surrogateescape") as f:
+                for n, line in enumerate(f, 1):
+                    try:
+                        records.append(json.loads(line))
+                    except ValueError as e:
+                        raise StoreError(f"{index_path}:{n}: {e}") from None
+        except OSError as e:
+            raise StoreError(f"{index_path}: {e}") from None
+        if len(records) != len(vectors):
+            raise StoreError(f"{index_path}: {len(records)} lines for "
+                             f"{len(vectors)} rows")
+        self.records = records
+
+    @property
+    def kind(self):
+        """``symbolic``, ``flow-aware`` or ``mir2vec-symbolic``."""
+        return self.info["kind"]
+
+    @property
+    def level(self):
+        """``func``, ``bb`` or ``inst``: what a row is."""
+        return self.info["level"]
+
+    @property
+    def dimension(self):
+        return self.info["dimension"]
+
+    @property
+    def source(self):
+        """How machine IR rows were made (target, opt_level, stop point),
+        or an empty dict."""
+        return self.info.get("source", {})
+
+    def __len__(self):
+        return len(self.records)
+
+    def rows(self, function=None, module=None):
+        """Row numbers whose function (symbol or demangled name) and module
+        match the given ones; all rows when none is given."""
+        return [i for i, r in enumerate(self.records)
+                if (function is None or function in (r.get("function"),
+                                                     r.get("demangled")))
+                and (module is None or r.get("module") == module)]
+
+    def __repr__(self):
+        return (f"<ir2vec.Store {self.path!r}: {len(self)} {self.level} rows, "
+                f"{self.kind}, dimension {self.dimension}>")
+
+
+def loadStore(path):
+    """Reads the store directory ``path``; raises StoreError (a ValueError)
+    naming the file when it cannot."""
+    return Store(path)
