@@ -33,10 +33,6 @@ using namespace llvm;
 
 namespace irtk::vocab {
 
-/// Relation ids beyond this are surely not from llvm-ir2vec (readTriplets
-/// caps them at the same value).
-static constexpr unsigned MaxRelationId = 1u << 16;
-
 /// SplitMix64: a small, well-mixed generator whose stream is fully defined
 /// by its seed (unlike std:: distributions, whose algorithms vary by
 /// library).

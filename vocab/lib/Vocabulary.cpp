@@ -64,8 +64,11 @@ static Expected<ParsedSection> parseSection(const json::Object &Root,
   llvm::sort(S.Entries,
              [](const auto &A, const auto &B) { return A.first < B.first; });
 
-  for (auto &[EntryKey, Vec] : S.Entries) {
+  for (auto &Entry : S.Entries) {
+    const std::string &EntryKey = Entry.first;
+    std::vector<double> &Vec = Entry.second;
     const json::Array *A = O->get(EntryKey)->getAsArray();
+    // A lambda may not capture a structured binding before C++20.
     auto Where = [&]() {
       return ("section '" + Key + "', entry '" + EntryKey + "'").str();
     };
