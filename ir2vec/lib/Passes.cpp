@@ -85,19 +85,7 @@ public:
   void beginFunction(const Function &F) override {
     OS << "IR2Vec embeddings for function " << F.getName() << ":\n";
   }
-  void beginLevel(LevelKind L) override {
-    switch (L) {
-    case LevelKind::Function:
-      OS << "Function vector: ";
-      return;
-    case LevelKind::BasicBlock:
-      OS << "Basic block vectors:\n";
-      return;
-    case LevelKind::Instruction:
-      OS << "Instruction vectors:\n";
-      return;
-    }
-  }
+  void beginLevel(LevelKind L) override { OS << levelHeading(L); }
   void record(const EmbeddingRecord &R) override {
     if (R.Level == LevelKind::BasicBlock)
       OS << "Basic block: " << R.BB->getName() << ":\n";

@@ -160,17 +160,7 @@ public:
   TextSink(raw_ostream &OS, LevelKind Level) : OS(OS), Level(Level) {}
   void beginFunction(const Function &F) override {
     OS << "MIR2Vec embeddings for machine function " << F.getName() << ":\n";
-    switch (Level) {
-    case LevelKind::Function:
-      OS << "Function vector: ";
-      return;
-    case LevelKind::BasicBlock:
-      OS << "Basic block vectors:\n";
-      return;
-    case LevelKind::Instruction:
-      OS << "Instruction vectors:\n";
-      return;
-    }
+    OS << levelHeading(Level);
   }
   void record(const EmbeddingRecord &R) override {
     switch (R.Level) {

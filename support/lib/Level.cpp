@@ -36,4 +36,16 @@ StringRef levelName(LevelKind L) {
   llvm_unreachable("unknown level");
 }
 
+StringRef levelHeading(LevelKind L) {
+  switch (L) {
+  case LevelKind::Function:
+    return "Function vector: ";
+  case LevelKind::BasicBlock:
+    return "Basic block vectors:\n";
+  case LevelKind::Instruction:
+    return "Instruction vectors:\n";
+  }
+  llvm_unreachable("unknown level");
+}
+
 } // namespace irtk::support

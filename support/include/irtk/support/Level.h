@@ -28,6 +28,10 @@ enum class LevelKind { Instruction, BasicBlock, Function };
 std::optional<LevelKind> parseLevel(llvm::StringRef S);
 /// "inst", "bb" or "func".
 llvm::StringRef levelName(LevelKind L);
+/// What upstream's text output prints before a function's vectors at level
+/// \p L (both IR2Vec and MIR2Vec): "Function vector: " (the vector follows
+/// on the same line), "Basic block vectors:\n" or "Instruction vectors:\n".
+llvm::StringRef levelHeading(LevelKind L);
 
 } // namespace irtk::support
 
