@@ -46,6 +46,29 @@ inline boost::program_options::parsed_options parseArguments(
       .run();
 }
 
+/// Stores a subcommand's arguments (\p Argv from index 2) into the
+/// variables \p Desc names. Returns Boost's error message, or "" when the
+/// arguments were stored; \p Help is set when --help was among them (the
+/// variables are then left unset).
+inline std::string storeSubcommandArguments(
+    int Argc, char **Argv,
+    const boost::program_options::options_description &Desc,
+    const boost::program_options::positional_options_description &Positional,
+    bool &Help) {
+  namespace po = boost::program_options;
+  try {
+    po::variables_map VM;
+    std::vector<std::string> Args(Argv + 2, Argv + Argc);
+    po::store(parseArguments(Args, Desc, Positional), VM);
+    Help = VM.count("help") > 0;
+    if (!Help)
+      po::notify(VM);
+  } catch (const std::exception &E) {
+    return E.what();
+  }
+  return "";
+}
+
 } // namespace irtk::tools
 
 #endif // IRTK_TOOLS_COMMON_BOOSTCOMMANDLINE_H

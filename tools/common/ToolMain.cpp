@@ -73,4 +73,14 @@ int finishExit(StringRef ToolName, Error E) {
   return Status;
 }
 
+std::string listOfChoices(llvm::ArrayRef<llvm::StringRef> Names) {
+  std::string S;
+  for (size_t I = 0; I < Names.size(); ++I) {
+    if (I)
+      S += I + 1 == Names.size() ? " or " : ", ";
+    S += Names[I].str();
+  }
+  return S;
+}
+
 } // namespace irtk::tools

@@ -20,6 +20,7 @@
 #ifndef IRTK_TOOLS_COMMON_TOOLMAIN_H
 #define IRTK_TOOLS_COMMON_TOOLMAIN_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -27,9 +28,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace irtk::tools {
 
@@ -101,6 +104,36 @@ int printExit(llvm::StringRef ToolName, llvm::StringRef Text);
 /// Reports \p E (nothing for success or reportedError()), checks standard
 /// output, and returns the exit status.
 int finishExit(llvm::StringRef ToolName, llvm::Error E);
+
+/// "a, b or c" for \p Names.
+std::string listOfChoices(llvm::ArrayRef<llvm::StringRef> Names);
+
+/// Reads the subcommand of a tool taking one (Argv[1]) into \p Out, from
+/// \p Commands (its name, its kind). Returns what the tool should do
+/// instead when there is none to run: print \p Usage (for help) or a usage
+/// error (none given, an unknown one).
+template <typename OptionsT, typename KindT>
+std::optional<ParseResult<OptionsT>>
+readSubcommand(int Argc, char **Argv, llvm::StringRef Usage,
+               llvm::ArrayRef<std::pair<llvm::StringRef, KindT>> Commands,
+               KindT &Out) {
+  std::vector<llvm::StringRef> Names;
+  for (const auto &C : Commands)
+    Names.push_back(C.first);
+  if (Argc < 2)
+    return ParseResult<OptionsT>::usageError("please specify a command: " +
+                                             listOfChoices(Names));
+  llvm::StringRef Cmd = Argv[1];
+  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help")
+    return ParseResult<OptionsT>::print(Usage.str());
+  for (const auto &C : Commands)
+    if (C.first == Cmd) {
+      Out = C.second;
+      return std::nullopt;
+    }
+  return ParseResult<OptionsT>::usageError(
+      "unknown command '" + Cmd.str() + "'; expected " + listOfChoices(Names));
+}
 
 /// The whole of a tool's main after llvm::InitLLVM.
 template <typename OptionsT>

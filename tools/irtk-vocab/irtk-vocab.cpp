@@ -344,26 +344,17 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   auto UsageError = [](const std::string &Msg) {
     return ParseResult::usageError(Msg);
   };
-  if (Argc < 2)
-    return UsageError(
-        "please specify a command: validate, stats, diff, train or convert");
-  std::string Cmd = Argv[1];
-  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help")
-    return ParseResult::print(Usage);
   VocabOptions O;
-  if (Cmd == "validate")
-    O.Command = CommandKind::Validate;
-  else if (Cmd == "stats")
-    O.Command = CommandKind::Stats;
-  else if (Cmd == "diff")
-    O.Command = CommandKind::Diff;
-  else if (Cmd == "train")
-    O.Command = CommandKind::Train;
-  else if (Cmd == "convert")
-    O.Command = CommandKind::Convert;
-  else
-    return UsageError("unknown command '" + Cmd +
-                      "'; expected validate, stats, diff, train or convert");
+  if (std::optional<ParseResult> R =
+          irtk::tools::readSubcommand<VocabOptions, CommandKind>(
+              Argc, Argv, Usage,
+              {{"validate", CommandKind::Validate},
+               {"stats", CommandKind::Stats},
+               {"diff", CommandKind::Diff},
+               {"train", CommandKind::Train},
+               {"convert", CommandKind::Convert}},
+              O.Command))
+    return *R;
 
   std::string Distance = "L1", Mode = "llvm";
   // Counts are taken as text and checked by parseCountOption: Boost would
@@ -399,16 +390,13 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   // clang-format on
   po::positional_options_description Pos;
   Pos.add("input", -1);
-  try {
-    po::variables_map VM;
-    std::vector<std::string> Args(Argv + 2, Argv + Argc);
-    po::store(irtk::tools::parseArguments(Args, Desc, Pos), VM);
-    if (VM.count("help"))
-      return ParseResult::print(Usage);
-    po::notify(VM);
-  } catch (const std::exception &E) {
-    return UsageError(E.what());
-  }
+  bool Help = false;
+  if (std::string Msg =
+          irtk::tools::storeSubcommandArguments(Argc, Argv, Desc, Pos, Help);
+      !Msg.empty())
+    return UsageError(Msg);
+  if (Help)
+    return ParseResult::print(Usage);
   const std::vector<std::string> &Files = O.Files;
   if (Mode != "llvm" && Mode != "mir")
     return UsageError("invalid --mode '" + Mode + "'; expected llvm or mir");

@@ -20,6 +20,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/advisors/InlineAdvisor.h"
 #include "irtk/ir2vec/PassRegistration.h"
 #include "irtk/mir2vec/Passes.h"
 #include "irtk/support/Version.h"
@@ -143,6 +144,51 @@ static cl::opt<float, false, WeightParser>
                  cl::desc("Weight for register operands"),
                  cl::cat(MIRCategory));
 
+static cl::OptionCategory
+    InlineCategory("IR2Vec Toolkit (irtk) inline advisor options");
+
+static cl::opt<irtk::advisors::PolicyKind> InlinePolicy(
+    "irtk-inline-policy",
+    cl::desc("Replace the inliner's advisor by irtk's, deciding by this "
+             "policy (without the option, the inliner is stock)"),
+    cl::values(clEnumValN(irtk::advisors::PolicyKind::Default, "default",
+                          "LLVM's heuristic decides (log with "
+                          "-irtk-inline-log)"),
+               clEnumValN(irtk::advisors::PolicyKind::Model, "model",
+                          "The MLP of -irtk-inline-model decides"),
+               clEnumValN(irtk::advisors::PolicyKind::Interactive,
+                          "interactive",
+                          "A process at the pipes of -irtk-inline-channel "
+                          "decides")),
+    cl::cat(InlineCategory));
+static cl::opt<std::string>
+    InlineModel("irtk-inline-model",
+                cl::desc("The model file of the model policy (irtk-mlp JSON)"),
+                cl::value_desc("file"), cl::cat(InlineCategory));
+static cl::opt<std::string> InlineChannel(
+    "irtk-inline-channel",
+    cl::desc("The interactive policy's pipes: <base>.in (decisions) and "
+             "<base>.out (features)"),
+    cl::value_desc("base"), cl::cat(InlineCategory));
+static cl::opt<std::string>
+    InlineLog("irtk-inline-log",
+              cl::desc("Write every decision to this training log (LLVM's "
+                       "format)"),
+              cl::value_desc("file"), cl::cat(InlineCategory));
+/// The embedding features: none, or a kind of IR2Vec embedding.
+enum class InlineEmbeddingKind { None, Symbolic, FlowAware };
+static cl::opt<InlineEmbeddingKind> InlineEmbedding(
+    "irtk-inline-embedding", cl::init(InlineEmbeddingKind::Symbolic),
+    cl::desc("The inline advisor's embedding features (of the vocabulary of "
+             "-irtk-vocab-path)"),
+    cl::values(clEnumValN(InlineEmbeddingKind::None, "none",
+                          "No embedding features"),
+               clEnumValN(InlineEmbeddingKind::Symbolic, "symbolic",
+                          "Symbolic IR2Vec embeddings"),
+               clEnumValN(InlineEmbeddingKind::FlowAware, "flow-aware",
+                          "Flow-aware IR2Vec embeddings")),
+    cl::cat(InlineCategory));
+
 /// The file this plugin was loaded from, for finding the default vocabulary
 /// beside it.
 static std::string pluginPath() {
@@ -192,9 +238,36 @@ static RegisterTargetPassConfigCallback
       irtk::mir2vec::insertEmbeddingPass(TM, *C, mir2vecOptions());
     });
 
+/// The inline advisor's options, or none for the stock inliner. Values the
+/// advisor cannot take are reported when the first module is compiled.
+static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
+  if (InlinePolicy.getNumOccurrences() == 0)
+    return std::nullopt;
+  irtk::advisors::InlineAdvisorOptions O;
+  O.Policy.Kind = InlinePolicy;
+  O.Policy.ModelPath = InlineModel;
+  O.Policy.InteractiveBase = InlineChannel;
+  O.Policy.LogPath = InlineLog;
+  O.Policy.OptionPrefix = "-irtk-inline-";
+  O.Vocab = ir2vecOptions().Vocab;
+  switch (InlineEmbedding) {
+  case InlineEmbeddingKind::None:
+    O.Embedding.reset();
+    break;
+  case InlineEmbeddingKind::Symbolic:
+    O.Embedding = EmbeddingKind::Symbolic;
+    break;
+  case InlineEmbeddingKind::FlowAware:
+    O.Embedding = EmbeddingKind::FlowAware;
+    break;
+  }
+  return O;
+}
+
 /// Each component registers its own passes; the plugin only combines them.
 static void registerCallbacks(PassBuilder &PB) {
   irtk::ir2vec::registerPasses(PB, ir2vecOptions);
+  irtk::advisors::registerInlineAdvisor(PB, inlineOptions);
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {

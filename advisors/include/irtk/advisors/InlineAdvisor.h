@@ -1,0 +1,65 @@
+//===- InlineAdvisor.h - The inliner's advisor: MLGO features + IR2Vec -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// An inline advisor for the new pass manager's inliner, loaded through
+/// LLVM 22's PluginInlineAdvisorAnalysis. It reuses llvm::MLInlineAdvisor
+/// for the standard MLGO features (names, types and shapes of
+/// llvm/Analysis/InlineModelFeatureMaps.h) and for the module-wide state it
+/// keeps across inlining, adds LLVM's default decision (inlining_default)
+/// and our IR2Vec embeddings of callee and caller (callee_embedding,
+/// caller_embedding, recomputed when a caller changes by inlining), and lets
+/// a PolicyRunner decide. docs/AdvisorFeatures.md lists every feature.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_ADVISORS_INLINEADVISOR_H
+#define IRTK_ADVISORS_INLINEADVISOR_H
+
+#include "irtk/advisors/Policy.h"
+#include "irtk/ir2vec/Embedder.h"
+#include "irtk/ir2vec/Passes.h"
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace llvm {
+class PassBuilder;
+} // namespace llvm
+
+namespace irtk::advisors {
+
+struct InlineAdvisorOptions {
+  PolicyOptions Policy;
+  /// The kind of the embedding features; none: no embedding features.
+  std::optional<ir2vec::EmbeddingKind> Embedding =
+      ir2vec::EmbeddingKind::Symbolic;
+  ir2vec::VocabOptions Vocab;
+};
+
+/// The inline advisor's features, in buffer order, for embeddings of
+/// \p EmbeddingDim dimensions (0: none): LLVM's feature map, then
+/// inlining_default, then callee_embedding and caller_embedding.
+std::vector<llvm::TensorSpec> inlineFeatures(unsigned EmbeddingDim);
+
+/// Makes every inliner that asks the module analysis manager for an advisor
+/// (inliner-wrapper, module-inline, the default<O*> pipelines; a bare
+/// cgscc(inline) never does) use ours, when \p GetOptions (called as each
+/// analysis manager is set up, after the command line was parsed) gives
+/// options; without, the inliner is stock. Errors (a bad model file, a
+/// missing vocabulary, an unwritable log) are reported through the module's
+/// LLVMContext as one "irtk: ..." line, and the inliner then decides as
+/// stock.
+void registerInlineAdvisor(
+    llvm::PassBuilder &PB,
+    std::function<std::optional<InlineAdvisorOptions>()> GetOptions);
+
+} // namespace irtk::advisors
+
+#endif // IRTK_ADVISORS_INLINEADVISOR_H

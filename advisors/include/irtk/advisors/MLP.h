@@ -1,0 +1,115 @@
+//===- MLP.h - The embedded model: a small MLP read from JSON ---*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The `model` policy of every advisor: a multi-layer perceptron whose
+/// weights and input normalisation come from a JSON file (the format is in
+/// docs/AdvisorModels.md), evaluated with Eigen. MLPDescription is the file's
+/// content as plain data (the trainer builds one and writes it); MLPModel is
+/// a description bound to an advisor's input buffers.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_ADVISORS_MLP_H
+#define IRTK_ADVISORS_MLP_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::advisors {
+
+struct PolicySpec;
+
+enum class ActivationKind { Linear, ReLU, Tanh };
+
+std::optional<ActivationKind> parseActivationKind(llvm::StringRef Name);
+llvm::StringRef activationKindName(ActivationKind K);
+
+/// How the last layer's outputs become a decision.
+enum class OutputKind {
+  /// One output, a logit: decide 1 when it is positive, else 0.
+  Logit,
+  /// One output per choice: decide the index of the largest output among
+  /// the choices the mask input allows (all, without a mask).
+  ArgMax,
+};
+
+struct MLPDescription {
+  struct Input {
+    std::string Name;
+    /// x' = (x - Mean[i]) / Scale[i], element by element.
+    std::vector<double> Mean, Scale;
+  };
+  struct Layer {
+    /// Rows: outputs; columns: inputs.
+    std::vector<std::vector<double>> Weights;
+    std::vector<double> Bias;
+    ActivationKind Activation = ActivationKind::Linear;
+  };
+
+  static constexpr unsigned Version = 1;
+  /// "inline" or "evict": which advisor's features the inputs name.
+  std::string Advisor;
+  /// The decision feature's name (inlining_decision, index_to_evict).
+  std::string Decision;
+  std::vector<Input> Inputs;
+  std::vector<Layer> Layers;
+  OutputKind Output = OutputKind::Logit;
+  /// ArgMax only: the input whose nonzero elements are the legal choices.
+  std::string Mask;
+  /// Free-form, written back unchanged: how the model was made.
+  std::string TrainingJSON;
+
+  /// The number of inputs the first layer takes.
+  size_t inputSize() const;
+
+  /// Reads and checks a model file's text; errors name \p Name and the
+  /// place (layers[1].weights[3]) of the problem.
+  static llvm::Expected<MLPDescription> parse(llvm::StringRef Text,
+                                              llvm::StringRef Name);
+  static llvm::Expected<MLPDescription> load(llvm::StringRef Path);
+  void write(llvm::raw_ostream &OS) const;
+};
+
+/// A description bound to an advisor's inputs, ready to evaluate.
+class MLPModel {
+public:
+  /// Checks that the description is for \p Spec's advisor, that every input
+  /// it names is one of Spec.Inputs with as many elements, and that the
+  /// last layer fits the output kind and the decision.
+  static llvm::Expected<std::unique_ptr<MLPModel>>
+  bind(MLPDescription D, const PolicySpec &Spec, llvm::StringRef Name);
+  ~MLPModel();
+
+  /// The decision for the inputs in \p Buffers (one per Spec.Inputs).
+  int64_t evaluate(llvm::ArrayRef<const void *> Buffers) const;
+  /// The last layer's outputs, for tests and the trainer.
+  std::vector<double> outputs(llvm::ArrayRef<const void *> Buffers) const;
+
+  const MLPDescription &description() const;
+
+private:
+  struct Impl;
+  explicit MLPModel(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> I;
+};
+
+} // namespace irtk::advisors
+
+#endif // IRTK_ADVISORS_MLP_H

@@ -1,0 +1,138 @@
+//===- Policy.h - The decision machinery every advisor shares --*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// An advisor (the inliner's, the register allocator's eviction advisor)
+/// writes its features into a PolicyRunner and asks it for a decision. The
+/// runner is an llvm::MLModelRunner, so LLVM's own ML advisors can fill it,
+/// and decides by one of three policies:
+///   default      the value of the default-decision input feature, which the
+///                advisor sets from LLVM's heuristic;
+///   model        an embedded MLP (MLP.h) over the features it names;
+///   interactive  an external process, over LLVM's interactive protocol
+///                (two named pipes, llvm::InteractiveModelRunner).
+/// With a log path, every decision is also written to a training log in
+/// LLVM's format (llvm/Analysis/Utils/TrainingLogger.h): the features, the
+/// decision and a reward the advisor reports after the fact.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_ADVISORS_POLICY_H
+#define IRTK_ADVISORS_POLICY_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Analysis/MLModelRunner.h"
+#include "llvm/Analysis/TensorSpec.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Logger;
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::support {
+class OutputFile;
+} // namespace irtk::support
+
+namespace irtk::advisors {
+
+class MLPModel;
+
+enum class PolicyKind { Default, Model, Interactive };
+
+std::optional<PolicyKind> parsePolicyKind(llvm::StringRef Name);
+llvm::StringRef policyKindName(PolicyKind K);
+
+struct PolicyOptions {
+  PolicyKind Kind = PolicyKind::Default;
+  /// The model file (PolicyKind::Model).
+  std::string ModelPath;
+  /// The pipes <base>.in and <base>.out (PolicyKind::Interactive).
+  std::string InteractiveBase;
+  /// Training log to write; empty: none.
+  std::string LogPath;
+  /// How the tool spells the options, for errors ("-irtk-inline-" gives
+  /// "-irtk-inline-model=<file>").
+  std::string OptionPrefix;
+};
+
+/// What an advisor's runner is made of.
+struct PolicySpec {
+  /// The advisor's name, as model files record it ("inline", "evict").
+  std::string Advisor;
+  /// Every input feature, in buffer order.
+  std::vector<llvm::TensorSpec> Inputs;
+  /// The decision: a scalar int64.
+  llvm::TensorSpec Decision;
+  /// Index in Inputs of the default policy's decision.
+  size_t DefaultIndex;
+  /// The reward logged with each decision: 0 unless the advisor reports
+  /// one with logReward before the next decision (as upstream's log reader
+  /// wants an outcome after every observation).
+  llvm::TensorSpec Reward;
+};
+
+/// A model runner deciding by one policy, and logging what it decides.
+class PolicyRunner : public llvm::MLModelRunner {
+public:
+  /// Opens what the policy needs: loads and checks the model against the
+  /// inputs, creates the log file, opens the pipes (which waits for the
+  /// other process). Errors name the file and the problem.
+  static llvm::Expected<std::unique_ptr<PolicyRunner>>
+  create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts);
+  ~PolicyRunner() override;
+
+  const PolicySpec &spec() const { return Spec; }
+  PolicyKind kind() const { return Opts.Kind; }
+
+  /// Starts a new context of the log and the interactive channel (one per
+  /// module or function); written at its first decision.
+  void switchContext(llvm::StringRef Name) override;
+
+  /// Records the reward of the last decision, if it has none yet.
+  void logReward(float Value);
+
+  /// Moves the log into place; called by the destructor too, where errors
+  /// go to the LLVMContext.
+  llvm::Error finish();
+
+  /// The number of decisions taken so far.
+  size_t decisions() const { return Decisions; }
+
+private:
+  PolicyRunner(llvm::LLVMContext &Ctx, PolicySpec Spec, PolicyOptions Opts);
+  void *evaluateUntyped() override;
+  int64_t decide();
+  void startPendingContext();
+
+  PolicySpec Spec;
+  PolicyOptions Opts;
+  std::unique_ptr<MLPModel> Model;
+  std::unique_ptr<llvm::MLModelRunner> Interactive;
+  std::unique_ptr<support::OutputFile> LogFile;
+  std::unique_ptr<llvm::Logger> Log;
+  bool RewardPending = false;
+  std::optional<std::string> PendingContext;
+  bool ContextStarted = false;
+  size_t Decisions = 0;
+  int64_t Result = 0;
+};
+
+/// A scalar input of any of TensorSpec's types, as a double.
+double readScalar(const llvm::TensorSpec &Spec, const void *Buffer,
+                  size_t Element);
+
+} // namespace irtk::advisors
+
+#endif // IRTK_ADVISORS_POLICY_H

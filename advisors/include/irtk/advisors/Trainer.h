@@ -1,0 +1,103 @@
+//===- Trainer.h - Training the embedded MLP from training logs -*- C++ -*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Supervised training of the `model` policy's MLP (MLP.h) on the decisions
+/// in training logs (TrainingLog.h): behaviour cloning of whichever policy
+/// wrote each log. Which logs to learn from (the best baseline per module,
+/// say) is the caller's choice; examples can be weighted. A logit output
+/// (a yes/no decision such as inlining) trains with binary cross-entropy, an
+/// argmax output (a choice among candidates, masked) with softmax
+/// cross-entropy; both with Adam, in mini-batches, deterministically for a
+/// seed.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_ADVISORS_TRAINER_H
+#define IRTK_ADVISORS_TRAINER_H
+
+#include "irtk/advisors/MLP.h"
+#include "irtk/advisors/TrainingLog.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace irtk::advisors {
+
+/// Examples drawn from logs: one row per observation.
+struct Dataset {
+  struct Input {
+    std::string Name;
+    size_t Size;
+  };
+  std::vector<Input> Inputs;
+  /// Row-major, rows() x width().
+  std::vector<double> X;
+  std::vector<int64_t> Label;
+  std::vector<double> Weight;
+  /// ArgMax: rows() x choices, 1 where a choice is legal (all 1 without a
+  /// mask feature).
+  std::vector<uint8_t> Legal;
+  OutputKind Output = OutputKind::Logit;
+  unsigned Choices = 1;
+  std::string Mask;
+
+  size_t width() const;
+  size_t rows() const { return Label.size(); }
+};
+
+struct DatasetOptions {
+  /// The decision feature (the label).
+  std::string Decision;
+  /// Inputs: every logged feature but the decision and the excluded ones,
+  /// or exactly these when not empty.
+  std::vector<std::string> Include, Exclude;
+  OutputKind Output = OutputKind::Logit;
+  /// ArgMax: the mask feature (its size is the number of choices).
+  std::string Mask;
+};
+
+/// Appends \p Log's observations, each with weight \p Weight. Every log
+/// must have the features the first one added chose; errors name \p Name.
+llvm::Error addToDataset(Dataset &D, const TrainingLog &Log,
+                         llvm::StringRef Name, const DatasetOptions &Opts,
+                         double Weight = 1.0);
+
+struct TrainerOptions {
+  std::vector<unsigned> Hidden = {64, 32};
+  ActivationKind Activation = ActivationKind::ReLU;
+  unsigned Epochs = 20;
+  unsigned BatchSize = 128;
+  double LearningRate = 1e-3;
+  double L2 = 1e-5;
+  uint64_t Seed = 1;
+  /// Logit: weigh the classes so that each carries half of the weight.
+  bool BalanceClasses = false;
+};
+
+struct EpochReport {
+  unsigned Epoch;
+  double Loss;
+  double Accuracy;
+};
+
+/// Trains an MLP for \p Advisor deciding \p Decision on \p D (normalising
+/// each input element by the data's mean and standard deviation).
+MLPDescription train(const Dataset &D, llvm::StringRef Advisor,
+                     llvm::StringRef Decision, const TrainerOptions &Opts,
+                     llvm::function_ref<void(const EpochReport &)> Report = {});
+
+/// The weighted share of \p D's rows on which \p M decides the label.
+double accuracy(const MLPDescription &M, const Dataset &D);
+
+} // namespace irtk::advisors
+
+#endif // IRTK_ADVISORS_TRAINER_H

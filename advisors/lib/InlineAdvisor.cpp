@@ -1,0 +1,268 @@
+//===- InlineAdvisor.cpp - The inliner's advisor: MLGO features + IR2Vec --===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/InlineAdvisor.h"
+
+#include "llvm/Analysis/InlineAdvisor.h"
+#include "llvm/Analysis/InlineModelFeatureMaps.h"
+#include "llvm/Analysis/MLInlineAdvisor.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace irtk::advisors {
+
+static const char *const EmbeddingNames[] = {"callee_embedding",
+                                             "caller_embedding"};
+
+/// LLVM's features (as MLInlineAdvisor hands them to its runner), then
+/// ours where missing.
+static std::vector<TensorSpec> withOurFeatures(std::vector<TensorSpec> Specs,
+                                               unsigned EmbeddingDim) {
+  auto Has = [&](StringRef Name) {
+    return llvm::any_of(Specs,
+                        [&](const TensorSpec &S) { return S.name() == Name; });
+  };
+  if (!Has(DefaultDecisionName))
+    Specs.push_back(DefaultDecisionSpec);
+  if (EmbeddingDim)
+    for (const char *Name : EmbeddingNames)
+      Specs.push_back(TensorSpec::createSpec<float>(
+          Name, {static_cast<int64_t>(EmbeddingDim)}));
+  return Specs;
+}
+
+std::vector<TensorSpec> inlineFeatures(unsigned EmbeddingDim) {
+  return withOurFeatures(MLInlineAdvisor::getInitialFeatureMap(), EmbeddingDim);
+}
+
+static std::optional<size_t> indexOf(const std::vector<TensorSpec> &Specs,
+                                     StringRef Name) {
+  for (size_t I = 0; I < Specs.size(); ++I)
+    if (Specs[I].name() == Name)
+      return I;
+  return std::nullopt;
+}
+
+namespace {
+
+/// What one analysis manager's inliners share: the manager (the advisor
+/// factory is a plain function pointer and is given only the function
+/// analysis manager, while MLInlineAdvisor needs the module one) and the
+/// options read when it was set up. One per thread, as each thread that
+/// compiles sets up its own pass builder.
+struct Session {
+  ModuleAnalysisManager *MAM = nullptr;
+  InlineAdvisorOptions Opts;
+};
+thread_local std::unique_ptr<Session> CurrentSession;
+
+class IRTKInlineAdvisor;
+
+/// MLInlineAdvice, plus the reward of the decision for the log and the
+/// embedding cache's invalidation.
+class IRTKInlineAdvice : public MLInlineAdvice {
+public:
+  IRTKInlineAdvice(IRTKInlineAdvisor *Advisor, CallBase &CB,
+                   OptimizationRemarkEmitter &ORE, bool Recommendation,
+                   bool Observed);
+
+private:
+  void recordInliningImpl() override;
+  void recordInliningWithCalleeDeletedImpl() override;
+  void inlined(bool CalleeDeleted);
+
+  IRTKInlineAdvisor &Ours;
+  /// The decision came from the policy (not a mandatory one).
+  bool Observed;
+};
+
+class IRTKInlineAdvisor : public MLInlineAdvisor {
+public:
+  IRTKInlineAdvisor(Module &M, ModuleAnalysisManager &MAM,
+                    std::function<std::unique_ptr<MLModelRunner>(
+                        const std::vector<TensorSpec> &)>
+                        GetRunner,
+                    std::function<bool(CallBase &)> GetDefault,
+                    std::optional<ir2vec::EmbeddingKind> Kind,
+                    const vocab::Vocabulary *Vocab)
+      : MLInlineAdvisor(M, MAM, std::move(GetRunner), std::move(GetDefault)),
+        Kind(Kind), Vocab(Vocab) {
+    if (!ModelRunner)
+      return; // MLInlineAdvisor reported it.
+    const std::vector<TensorSpec> &Specs = runner().spec().Inputs;
+    DefaultIndex = *indexOf(Specs, DefaultDecisionName);
+    if (Vocab && Kind) {
+      CalleeIndex = indexOf(Specs, EmbeddingNames[0]);
+      CallerIndex = indexOf(Specs, EmbeddingNames[1]);
+    }
+    runner().switchContext(M.getModuleIdentifier());
+  }
+
+  PolicyRunner &runner() { return *static_cast<PolicyRunner *>(&*ModelRunner); }
+
+  void onPassEntry(LazyCallGraph::SCC *SCC) override {
+    MLInlineAdvisor::onPassEntry(SCC);
+    // Function passes may have changed any function since the last time,
+    // as MLInlineAdvisor assumes for its own per-function features.
+    Embeddings.clear();
+  }
+
+  void inlined(const IRTKInlineAdvice &A, bool CalleeDeleted, bool Observed) {
+    Embeddings.erase(A.getCaller());
+    if (CalleeDeleted)
+      Embeddings.erase(A.getCallee());
+    if (!Observed || isForcedToStop())
+      return;
+    // The change of the module's IR size (instructions), as MLInlineAdvisor
+    // tracks it: the per-decision estimate logged as delta_size.
+    int64_t After =
+        getIRSize(*A.getCaller()) + (CalleeDeleted ? 0 : A.CalleeIRSize);
+    runner().logReward(
+        static_cast<float>(After - (A.CallerIRSize + A.CalleeIRSize)));
+  }
+
+protected:
+  std::unique_ptr<MLInlineAdvice>
+  getAdviceFromModel(CallBase &CB, OptimizationRemarkEmitter &ORE) override {
+    PolicyRunner &R = runner();
+    *R.getTensor<int64_t>(DefaultIndex) = GetDefaultAdvice(CB);
+    if (CalleeIndex && CallerIndex) {
+      setEmbedding(*CB.getCalledFunction(), *CalleeIndex);
+      setEmbedding(*CB.getCaller(), *CallerIndex);
+    }
+    bool Decision = R.evaluate<int64_t>() != 0;
+    return std::make_unique<IRTKInlineAdvice>(this, CB, ORE, Decision,
+                                              /*Observed=*/true);
+  }
+
+  std::unique_ptr<MLInlineAdvice>
+  getMandatoryAdviceImpl(CallBase &CB) override {
+    return std::make_unique<IRTKInlineAdvice>(this, CB, getCallerORE(CB), true,
+                                              /*Observed=*/false);
+  }
+
+private:
+  void setEmbedding(const Function &F, size_t Index) {
+    auto [It, New] = Embeddings.try_emplace(&F);
+    if (New) {
+      std::vector<double> V =
+          ir2vec::Embedder::create(*Kind, F, *Vocab)->getFunctionVector();
+      It->second.assign(V.begin(), V.end());
+    }
+    llvm::copy(It->second, runner().getTensor<float>(Index));
+  }
+
+  std::optional<ir2vec::EmbeddingKind> Kind;
+  const vocab::Vocabulary *Vocab;
+  size_t DefaultIndex = 0;
+  std::optional<size_t> CalleeIndex, CallerIndex;
+  /// Function embeddings as floats, as the features hold them.
+  std::map<const Function *, std::vector<float>> Embeddings;
+};
+
+IRTKInlineAdvice::IRTKInlineAdvice(IRTKInlineAdvisor *Advisor, CallBase &CB,
+                                   OptimizationRemarkEmitter &ORE,
+                                   bool Recommendation, bool Observed)
+    : MLInlineAdvice(Advisor, CB, ORE, Recommendation), Ours(*Advisor),
+      Observed(Observed) {}
+
+void IRTKInlineAdvice::recordInliningImpl() {
+  MLInlineAdvice::recordInliningImpl();
+  Ours.inlined(*this, /*CalleeDeleted=*/false, Observed);
+}
+
+void IRTKInlineAdvice::recordInliningWithCalleeDeletedImpl() {
+  MLInlineAdvice::recordInliningWithCalleeDeletedImpl();
+  Ours.inlined(*this, /*CalleeDeleted=*/true, Observed);
+}
+
+} // namespace
+
+/// The stock advisor's decision, as LLVM's own ML advisors ask for it.
+static std::function<bool(CallBase &)>
+defaultDecision(Module &M, FunctionAnalysisManager &FAM, InlineParams Params,
+                InlineContext IC) {
+  auto Default = std::make_shared<DefaultInlineAdvisor>(M, FAM, Params, IC);
+  return [Default](CallBase &CB) {
+    std::unique_ptr<InlineAdvice> A = Default->getAdvice(CB);
+    bool Recommended = A->isInliningRecommended();
+    A->recordUnattemptedInlining();
+    return Recommended;
+  };
+}
+
+static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
+                                    InlineParams Params, InlineContext IC) {
+  auto Stock = [&] { return new DefaultInlineAdvisor(M, FAM, Params, IC); };
+  Session *S = CurrentSession.get();
+  if (!S || !S->MAM)
+    return Stock();
+  const InlineAdvisorOptions &Opts = S->Opts;
+
+  const vocab::Vocabulary *Vocab = nullptr;
+  if (Opts.Embedding) {
+    const ir2vec::VocabAnalysis::Result &VR =
+        S->MAM->getResult<ir2vec::VocabAnalysis>(M);
+    if (!VR.isValid())
+      return Stock(); // VocabAnalysis reported why.
+    Vocab = VR.vocabulary();
+  }
+  unsigned Dim = Vocab ? Vocab->dimension() : 0;
+
+  std::string RunnerError;
+  auto GetRunner = [&](const std::vector<TensorSpec> &LLVMFeatures)
+      -> std::unique_ptr<MLModelRunner> {
+    std::vector<TensorSpec> Inputs = withOurFeatures(LLVMFeatures, Dim);
+    size_t DefaultIndex = *indexOf(Inputs, DefaultDecisionName);
+    PolicySpec Spec{"inline", std::move(Inputs), InlineDecisionSpec,
+                    DefaultIndex,
+                    TensorSpec::createSpec<float>(RewardName, {1})};
+    Expected<std::unique_ptr<PolicyRunner>> R =
+        PolicyRunner::create(M.getContext(), Spec, Opts.Policy);
+    if (R)
+      return std::move(*R);
+    // MLInlineAdvisor would report a missing runner as "Could not create
+    // model runner": give it one that cannot fail, report our error, and
+    // let the stock advisor go on.
+    RunnerError = toString(R.takeError());
+    return cantFail(PolicyRunner::create(M.getContext(), Spec, {}));
+  };
+  auto *A = new IRTKInlineAdvisor(M, *S->MAM, GetRunner,
+                                  defaultDecision(M, FAM, Params, IC),
+                                  Opts.Embedding, Vocab);
+  if (RunnerError.empty())
+    return A;
+  delete A;
+  M.getContext().emitError("irtk: " + RunnerError);
+  return Stock();
+}
+
+void registerInlineAdvisor(
+    PassBuilder &PB,
+    std::function<std::optional<InlineAdvisorOptions>()> GetOptions) {
+  PB.registerAnalysisRegistrationCallback([GetOptions](
+                                              ModuleAnalysisManager &MAM) {
+    std::optional<InlineAdvisorOptions> Opts = GetOptions();
+    if (!Opts)
+      return;
+    CurrentSession = std::make_unique<Session>();
+    CurrentSession->MAM = &MAM;
+    CurrentSession->Opts = *Opts;
+    // No-ops when the plugin registered them already.
+    MAM.registerPass(
+        [&] { return ir2vec::VocabAnalysis(CurrentSession->Opts.Vocab); });
+    MAM.registerPass([] { return PluginInlineAdvisorAnalysis(createAdvisor); });
+  });
+}
+
+} // namespace irtk::advisors

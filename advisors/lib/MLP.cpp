@@ -1,0 +1,457 @@
+//===- MLP.cpp - The embedded model: a small MLP read from JSON -----------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/MLP.h"
+#include "irtk/advisors/Policy.h"
+#include "irtk/support/Format.h"
+#include "irtk/support/JSON.h"
+#include "irtk/support/ReadFile.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <Eigen/Dense>
+
+#include <cmath>
+
+using namespace llvm;
+
+namespace irtk::advisors {
+
+std::optional<ActivationKind> parseActivationKind(StringRef Name) {
+  if (Name == "linear")
+    return ActivationKind::Linear;
+  if (Name == "relu")
+    return ActivationKind::ReLU;
+  if (Name == "tanh")
+    return ActivationKind::Tanh;
+  return std::nullopt;
+}
+
+StringRef activationKindName(ActivationKind K) {
+  switch (K) {
+  case ActivationKind::Linear:
+    return "linear";
+  case ActivationKind::ReLU:
+    return "relu";
+  case ActivationKind::Tanh:
+    return "tanh";
+  }
+  return "linear";
+}
+
+size_t MLPDescription::inputSize() const {
+  size_t N = 0;
+  for (const Input &In : Inputs)
+    N += In.Mean.size();
+  return N;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Reads one model file, keeping the file name and the place for errors.
+class Reader {
+public:
+  explicit Reader(StringRef Name) : Name(Name) {}
+
+  Error error(const Twine &Where, const Twine &Msg) const {
+    return createStringError(inconvertibleErrorCode(),
+                             Name + ": " + Where + ": " + Msg);
+  }
+
+  Expected<const json::Object *> object(const json::Value *V,
+                                        const Twine &Where) const {
+    if (!V)
+      return error(Where, "missing");
+    if (const json::Object *O = V->getAsObject())
+      return O;
+    return error(Where, "expected an object");
+  }
+
+  Expected<StringRef> string(const json::Object &O, StringRef Key,
+                             const Twine &Where) const {
+    const json::Value *V = O.get(Key);
+    if (!V)
+      return error(Where + "." + Key, "missing");
+    if (std::optional<StringRef> S = V->getAsString())
+      return *S;
+    return error(Where + "." + Key, "expected a string");
+  }
+
+  /// An array of finite numbers, of \p Size elements unless Size is 0.
+  Expected<std::vector<double>>
+  numbers(const json::Value *V, const Twine &Where, size_t Size = 0) const {
+    if (!V)
+      return error(Where, "missing");
+    const json::Array *A = V->getAsArray();
+    if (!A)
+      return error(Where, "expected an array of numbers");
+    if (Size && A->size() != Size)
+      return error(Where, "has " + Twine(A->size()) + " elements; expected " +
+                              Twine(Size));
+    std::vector<double> Out;
+    Out.reserve(A->size());
+    for (size_t I = 0; I < A->size(); ++I) {
+      std::optional<double> D = (*A)[I].getAsNumber();
+      if (!D || !std::isfinite(*D))
+        return error(Where + "[" + Twine(I) + "]", "expected a finite number");
+      Out.push_back(*D);
+    }
+    return Out;
+  }
+
+private:
+  StringRef Name;
+};
+} // namespace
+
+static Expected<MLPDescription::Input>
+readInput(const Reader &R, const json::Value &V, const Twine &Where) {
+  Expected<const json::Object *> O = R.object(&V, Where);
+  if (!O)
+    return O.takeError();
+  MLPDescription::Input In;
+  Expected<StringRef> Name = R.string(**O, "name", Where);
+  if (!Name)
+    return Name.takeError();
+  In.Name = Name->str();
+  Expected<std::vector<double>> Mean =
+      R.numbers((*O)->get("mean"), Where + ".mean");
+  if (!Mean)
+    return Mean.takeError();
+  if (Mean->empty())
+    return R.error(Where + ".mean", "is empty");
+  Expected<std::vector<double>> Scale =
+      R.numbers((*O)->get("scale"), Where + ".scale", Mean->size());
+  if (!Scale)
+    return Scale.takeError();
+  for (size_t I = 0; I < Scale->size(); ++I)
+    if ((*Scale)[I] == 0)
+      return R.error(Where + ".scale[" + Twine(I) + "]", "is zero");
+  In.Mean = std::move(*Mean);
+  In.Scale = std::move(*Scale);
+  return In;
+}
+
+static Expected<MLPDescription::Layer> readLayer(const Reader &R,
+                                                 const json::Value &V,
+                                                 const Twine &Where,
+                                                 size_t InputSize) {
+  Expected<const json::Object *> O = R.object(&V, Where);
+  if (!O)
+    return O.takeError();
+  MLPDescription::Layer L;
+  Expected<StringRef> Act = R.string(**O, "activation", Where);
+  if (!Act)
+    return Act.takeError();
+  std::optional<ActivationKind> K = parseActivationKind(*Act);
+  if (!K)
+    return R.error(Where + ".activation",
+                   "unknown activation '" + *Act +
+                       "' (expected linear, relu or tanh)");
+  L.Activation = *K;
+  const json::Value *W = (*O)->get("weights");
+  if (!W)
+    return R.error(Where + ".weights", "missing");
+  const json::Array *Rows = W->getAsArray();
+  if (!Rows || Rows->empty())
+    return R.error(Where + ".weights",
+                   "expected a non-empty array of rows (one per output)");
+  for (size_t I = 0; I < Rows->size(); ++I) {
+    Expected<std::vector<double>> Row =
+        R.numbers(&(*Rows)[I], Where + ".weights[" + Twine(I) + "]", InputSize);
+    if (!Row)
+      return Row.takeError();
+    L.Weights.push_back(std::move(*Row));
+  }
+  Expected<std::vector<double>> Bias =
+      R.numbers((*O)->get("bias"), Where + ".bias", Rows->size());
+  if (!Bias)
+    return Bias.takeError();
+  L.Bias = std::move(*Bias);
+  return L;
+}
+
+Expected<MLPDescription> MLPDescription::parse(StringRef Text, StringRef Name) {
+  Expected<json::Value> V = support::parseJSON(Text, Name);
+  if (!V)
+    return V.takeError();
+  Reader R(Name);
+  Expected<const json::Object *> Top = R.object(&*V, "top level");
+  if (!Top)
+    return Top.takeError();
+  const json::Object &O = **Top;
+
+  Expected<StringRef> Format = R.string(O, "format", "top level");
+  if (!Format)
+    return Format.takeError();
+  if (*Format != "irtk-mlp")
+    return R.error("format", "is '" + *Format + "'; expected 'irtk-mlp'");
+  std::optional<int64_t> Ver =
+      O.get("version") ? O.get("version")->getAsInteger() : std::nullopt;
+  if (!Ver)
+    return R.error("version", "missing or not an integer");
+  if (*Ver != Version)
+    return R.error("version",
+                   "is " + Twine(*Ver) + "; this irtk reads " + Twine(Version));
+
+  MLPDescription D;
+  Expected<StringRef> Advisor = R.string(O, "advisor", "top level");
+  if (!Advisor)
+    return Advisor.takeError();
+  D.Advisor = Advisor->str();
+  Expected<StringRef> Decision = R.string(O, "decision", "top level");
+  if (!Decision)
+    return Decision.takeError();
+  D.Decision = Decision->str();
+
+  const json::Value *Inputs = O.get("inputs");
+  const json::Array *InArr = Inputs ? Inputs->getAsArray() : nullptr;
+  if (!InArr || InArr->empty())
+    return R.error("inputs", "expected a non-empty array");
+  StringMap<size_t> Seen;
+  for (size_t I = 0; I < InArr->size(); ++I) {
+    Expected<Input> In = readInput(R, (*InArr)[I], "inputs[" + Twine(I) + "]");
+    if (!In)
+      return In.takeError();
+    if (!Seen.try_emplace(In->Name, I).second)
+      return R.error("inputs[" + Twine(I) + "]",
+                     "'" + In->Name + "' is already inputs[" +
+                         Twine(Seen[In->Name]) + "]");
+    D.Inputs.push_back(std::move(*In));
+  }
+
+  const json::Value *Layers = O.get("layers");
+  const json::Array *LArr = Layers ? Layers->getAsArray() : nullptr;
+  if (!LArr || LArr->empty())
+    return R.error("layers", "expected a non-empty array");
+  size_t Width = D.inputSize();
+  for (size_t I = 0; I < LArr->size(); ++I) {
+    Expected<Layer> L =
+        readLayer(R, (*LArr)[I], "layers[" + Twine(I) + "]", Width);
+    if (!L)
+      return L.takeError();
+    Width = L->Bias.size();
+    D.Layers.push_back(std::move(*L));
+  }
+
+  Expected<const json::Object *> Out = R.object(O.get("output"), "output");
+  if (!Out)
+    return Out.takeError();
+  Expected<StringRef> Kind = R.string(**Out, "kind", "output");
+  if (!Kind)
+    return Kind.takeError();
+  if (*Kind == "logit") {
+    D.Output = OutputKind::Logit;
+    if (Width != 1)
+      return R.error("output.kind", "'logit' needs a last layer of 1 output, "
+                                    "not " +
+                                        Twine(Width));
+    if ((*Out)->get("mask"))
+      return R.error("output.mask", "only 'argmax' takes a mask");
+  } else if (*Kind == "argmax") {
+    D.Output = OutputKind::ArgMax;
+    if (const json::Value *M = (*Out)->get("mask")) {
+      std::optional<StringRef> S = M->getAsString();
+      if (!S)
+        return R.error("output.mask", "expected a string");
+      D.Mask = S->str();
+    }
+  } else {
+    return R.error("output.kind",
+                   "unknown kind '" + *Kind + "' (expected logit or argmax)");
+  }
+  if (const json::Value *T = O.get("training")) {
+    std::string S;
+    raw_string_ostream OS(S);
+    OS << *T;
+    D.TrainingJSON = std::move(S);
+  }
+  return D;
+}
+
+Expected<MLPDescription> MLPDescription::load(StringRef Path) {
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      support::readFile(Path, "model");
+  if (!Buf)
+    return Buf.takeError();
+  return parse((*Buf)->getBuffer(), Path);
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+static void writeNumbers(raw_ostream &OS, ArrayRef<double> V) {
+  char Buf[support::MaxNumberChars];
+  OS << '[';
+  for (size_t I = 0; I < V.size(); ++I) {
+    if (I)
+      OS << ", ";
+    OS.write(Buf, support::formatShortest(V[I], Buf));
+  }
+  OS << ']';
+}
+
+void MLPDescription::write(raw_ostream &OS) const {
+  OS << "{\n  \"format\": \"irtk-mlp\",\n  \"version\": " << Version
+     << ",\n  \"advisor\": " << json::Value(Advisor)
+     << ",\n  \"decision\": " << json::Value(Decision) << ",\n  \"inputs\": [";
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    OS << (I ? ",\n" : "\n") << "    {\"name\": " << json::Value(Inputs[I].Name)
+       << ", \"mean\": ";
+    writeNumbers(OS, Inputs[I].Mean);
+    OS << ", \"scale\": ";
+    writeNumbers(OS, Inputs[I].Scale);
+    OS << '}';
+  }
+  OS << "\n  ],\n  \"layers\": [";
+  for (size_t I = 0; I < Layers.size(); ++I) {
+    const Layer &L = Layers[I];
+    OS << (I ? ",\n" : "\n") << "    {\"activation\": \""
+       << activationKindName(L.Activation) << "\", \"bias\": ";
+    writeNumbers(OS, L.Bias);
+    OS << ",\n     \"weights\": [";
+    for (size_t R = 0; R < L.Weights.size(); ++R) {
+      OS << (R ? ",\n       " : "");
+      writeNumbers(OS, L.Weights[R]);
+    }
+    OS << "]}";
+  }
+  OS << "\n  ],\n  \"output\": {\"kind\": \""
+     << (Output == OutputKind::Logit ? "logit" : "argmax") << '"';
+  if (!Mask.empty())
+    OS << ", \"mask\": " << json::Value(Mask);
+  OS << '}';
+  if (!TrainingJSON.empty())
+    OS << ",\n  \"training\": " << TrainingJSON;
+  OS << "\n}\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluating
+//===----------------------------------------------------------------------===//
+
+struct MLPModel::Impl {
+  MLPDescription D;
+  /// For each described input: its index in the advisor's buffers and the
+  /// TensorSpec there.
+  std::vector<std::pair<size_t, TensorSpec>> Bound;
+  std::optional<std::pair<size_t, TensorSpec>> MaskInput;
+  std::vector<Eigen::MatrixXd> W;
+  std::vector<Eigen::VectorXd> B;
+};
+
+MLPModel::MLPModel(std::unique_ptr<Impl> I) : I(std::move(I)) {}
+MLPModel::~MLPModel() = default;
+
+const MLPDescription &MLPModel::description() const { return I->D; }
+
+Expected<std::unique_ptr<MLPModel>>
+MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
+  auto Fail = [&](const Twine &Msg) -> Error {
+    return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
+  };
+  if (D.Advisor != Spec.Advisor)
+    return Fail("the model is for the '" + D.Advisor + "' advisor, not '" +
+                Spec.Advisor + "'");
+  if (D.Decision != Spec.Decision.name())
+    return Fail("the model decides '" + D.Decision + "'; the " + Spec.Advisor +
+                " advisor asks for '" + Spec.Decision.name() + "'");
+  auto Find = [&](StringRef Feature) -> std::optional<size_t> {
+    for (size_t I = 0; I < Spec.Inputs.size(); ++I)
+      if (Spec.Inputs[I].name() == Feature)
+        return I;
+    return std::nullopt;
+  };
+  auto Impl = std::make_unique<MLPModel::Impl>();
+  for (const MLPDescription::Input &In : D.Inputs) {
+    std::optional<size_t> Idx = Find(In.Name);
+    if (!Idx)
+      return Fail("input '" + In.Name + "' is not a feature of the " +
+                  Spec.Advisor +
+                  " advisor (with these options; docs/AdvisorFeatures.md)");
+    const TensorSpec &TS = Spec.Inputs[*Idx];
+    if (TS.getElementCount() != In.Mean.size())
+      return Fail("input '" + In.Name + "' has " + Twine(In.Mean.size()) +
+                  " elements; the advisor's has " +
+                  Twine(TS.getElementCount()));
+    Impl->Bound.emplace_back(*Idx, TS);
+  }
+  size_t Outputs = D.Layers.back().Bias.size();
+  if (D.Output == OutputKind::ArgMax && !D.Mask.empty()) {
+    std::optional<size_t> Idx = Find(D.Mask);
+    if (!Idx)
+      return Fail("mask '" + D.Mask + "' is not a feature of the " +
+                  Spec.Advisor + " advisor");
+    if (Spec.Inputs[*Idx].getElementCount() != Outputs)
+      return Fail("mask '" + D.Mask + "' has " +
+                  Twine(Spec.Inputs[*Idx].getElementCount()) +
+                  " elements; the last layer has " + Twine(Outputs));
+    Impl->MaskInput.emplace(*Idx, Spec.Inputs[*Idx]);
+  }
+  for (const MLPDescription::Layer &L : D.Layers) {
+    Eigen::MatrixXd W(L.Weights.size(), L.Weights.front().size());
+    for (size_t R = 0; R < L.Weights.size(); ++R)
+      for (size_t C = 0; C < L.Weights[R].size(); ++C)
+        W(R, C) = L.Weights[R][C];
+    Impl->W.push_back(std::move(W));
+    Impl->B.push_back(
+        Eigen::Map<const Eigen::VectorXd>(L.Bias.data(), L.Bias.size()));
+  }
+  Impl->D = std::move(D);
+  return std::unique_ptr<MLPModel>(new MLPModel(std::move(Impl)));
+}
+
+std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
+  Eigen::VectorXd X(I->D.inputSize());
+  size_t K = 0;
+  for (size_t N = 0; N < I->Bound.size(); ++N) {
+    const auto &[Idx, TS] = I->Bound[N];
+    const MLPDescription::Input &In = I->D.Inputs[N];
+    for (size_t E = 0; E < In.Mean.size(); ++E)
+      X(K++) = (readScalar(TS, Buffers[Idx], E) - In.Mean[E]) / In.Scale[E];
+  }
+  for (size_t L = 0; L < I->W.size(); ++L) {
+    Eigen::VectorXd Y = I->W[L] * X + I->B[L];
+    switch (I->D.Layers[L].Activation) {
+    case ActivationKind::Linear:
+      break;
+    case ActivationKind::ReLU:
+      Y = Y.cwiseMax(0.0);
+      break;
+    case ActivationKind::Tanh:
+      Y = Y.array().tanh();
+      break;
+    }
+    X = std::move(Y);
+  }
+  return std::vector<double>(X.data(), X.data() + X.size());
+}
+
+int64_t MLPModel::evaluate(ArrayRef<const void *> Buffers) const {
+  std::vector<double> Out = outputs(Buffers);
+  if (I->D.Output == OutputKind::Logit)
+    return Out[0] > 0 ? 1 : 0;
+  int64_t Best = -1;
+  for (size_t K = 0; K < Out.size(); ++K) {
+    if (I->MaskInput &&
+        readScalar(I->MaskInput->second, Buffers[I->MaskInput->first], K) == 0)
+      continue;
+    if (Best < 0 || Out[K] > Out[Best])
+      Best = static_cast<int64_t>(K);
+  }
+  return Best < 0 ? 0 : Best;
+}
+
+} // namespace irtk::advisors

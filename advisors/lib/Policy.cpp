@@ -1,0 +1,239 @@
+//===- Policy.cpp - The decision machinery every advisor shares -----------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/Policy.h"
+#include "irtk/advisors/MLP.h"
+#include "irtk/support/OutputFile.h"
+
+#include "llvm/Analysis/InteractiveModelRunner.h"
+#include "llvm/Analysis/Utils/TrainingLogger.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace irtk::advisors {
+
+std::optional<PolicyKind> parsePolicyKind(StringRef Name) {
+  if (Name == "default")
+    return PolicyKind::Default;
+  if (Name == "model")
+    return PolicyKind::Model;
+  if (Name == "interactive")
+    return PolicyKind::Interactive;
+  return std::nullopt;
+}
+
+StringRef policyKindName(PolicyKind K) {
+  switch (K) {
+  case PolicyKind::Default:
+    return "default";
+  case PolicyKind::Model:
+    return "model";
+  case PolicyKind::Interactive:
+    return "interactive";
+  }
+  return "default";
+}
+
+double readScalar(const TensorSpec &Spec, const void *Buffer, size_t Element) {
+  switch (Spec.type()) {
+#define IRTK_READ(T, Name)                                                     \
+  case TensorType::Name: {                                                     \
+    T X;                                                                       \
+    std::memcpy(&X, static_cast<const char *>(Buffer) + Element * sizeof(T),   \
+                sizeof(T));                                                    \
+    return static_cast<double>(X);                                             \
+  }
+    SUPPORTED_TENSOR_TYPES(IRTK_READ)
+#undef IRTK_READ
+  case TensorType::Invalid:
+  case TensorType::Total:
+    break;
+  }
+  return 0;
+}
+
+namespace {
+/// Lets llvm::Logger, which owns its stream, write into an OutputFile.
+class StreamRef : public raw_ostream {
+public:
+  explicit StreamRef(raw_ostream &OS) : OS(OS) { SetUnbuffered(); }
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override {
+    OS.write(Ptr, Size);
+  }
+  uint64_t current_pos() const override { return OS.tell(); }
+  raw_ostream &OS;
+};
+} // namespace
+
+PolicyRunner::PolicyRunner(LLVMContext &Ctx, PolicySpec Spec,
+                           PolicyOptions Opts)
+    : MLModelRunner(Ctx, Kind::Release, Spec.Inputs.size()),
+      Spec(std::move(Spec)), Opts(std::move(Opts)) {
+  for (size_t I = 0; I < this->Spec.Inputs.size(); ++I)
+    setUpBufferForTensor(I, this->Spec.Inputs[I], nullptr);
+}
+
+PolicyRunner::~PolicyRunner() {
+  if (Error E = finish())
+    Ctx.emitError("irtk: " + toString(std::move(E)));
+}
+
+static Error pipeMissing(StringRef Path) {
+  return createStringError(inconvertibleErrorCode(),
+                           "%s: cannot open the interactive channel: no such "
+                           "file (the host must create <base>.in and "
+                           "<base>.out, e.g. with mkfifo)",
+                           Path.str().c_str());
+}
+
+Expected<std::unique_ptr<PolicyRunner>>
+PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
+                     const PolicyOptions &Opts) {
+  if (Spec.DefaultIndex >= Spec.Inputs.size())
+    return createStringError(inconvertibleErrorCode(),
+                             "the default decision is not an input");
+  std::unique_ptr<PolicyRunner> R(new PolicyRunner(Ctx, std::move(Spec), Opts));
+  const PolicySpec &S = R->Spec;
+
+  switch (Opts.Kind) {
+  case PolicyKind::Default:
+    break;
+  case PolicyKind::Model: {
+    if (Opts.ModelPath.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "the model policy needs a model file (%smodel="
+                               "<file>)",
+                               Opts.OptionPrefix.c_str());
+    Expected<MLPDescription> D = MLPDescription::load(Opts.ModelPath);
+    if (!D)
+      return D.takeError();
+    Expected<std::unique_ptr<MLPModel>> M =
+        MLPModel::bind(std::move(*D), S, Opts.ModelPath);
+    if (!M)
+      return M.takeError();
+    R->Model = std::move(*M);
+    break;
+  }
+  case PolicyKind::Interactive: {
+    if (Opts.InteractiveBase.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "the interactive policy needs the pipes' base "
+                               "name (%schannel=<base>)",
+                               Opts.OptionPrefix.c_str());
+    std::string In = Opts.InteractiveBase + ".in";
+    std::string Out = Opts.InteractiveBase + ".out";
+    for (const std::string &P : {In, Out})
+      if (!sys::fs::exists(P))
+        return pipeMissing(P);
+    R->Interactive = std::make_unique<InteractiveModelRunner>(
+        Ctx, S.Inputs, S.Decision, Out, In);
+    break;
+  }
+  }
+
+  if (!Opts.LogPath.empty()) {
+    Expected<std::unique_ptr<support::OutputFile>> F =
+        support::OutputFile::open(Opts.LogPath);
+    if (!F)
+      return F.takeError();
+    R->LogFile = std::move(*F);
+    // The decision is logged as the last feature, as LLVM's development
+    // mode advisors log it.
+    std::vector<TensorSpec> Logged = S.Inputs;
+    Logged.push_back(S.Decision);
+    R->Log = std::make_unique<Logger>(
+        std::make_unique<StreamRef>(R->LogFile->os()), Logged, S.Reward,
+        /*IncludeReward=*/true);
+  }
+  return R;
+}
+
+void PolicyRunner::switchContext(StringRef Name) {
+  // Written at the context's first decision, so that contexts without any
+  // (functions the advisor was never asked about) leave no trace.
+  PendingContext = Name.str();
+}
+
+void PolicyRunner::startPendingContext() {
+  if (!PendingContext)
+    return;
+  if (Log) {
+    logReward(0);
+    Log->switchContext(*PendingContext);
+  }
+  if (Interactive)
+    Interactive->switchContext(*PendingContext);
+  PendingContext.reset();
+}
+
+int64_t PolicyRunner::decide() {
+  switch (Opts.Kind) {
+  case PolicyKind::Default:
+    return static_cast<int64_t>(readScalar(Spec.Inputs[Spec.DefaultIndex],
+                                           getTensorUntyped(Spec.DefaultIndex),
+                                           0));
+  case PolicyKind::Model: {
+    std::vector<const void *> Buffers(Spec.Inputs.size());
+    for (size_t I = 0; I < Buffers.size(); ++I)
+      Buffers[I] = getTensorUntyped(I);
+    return Model->evaluate(Buffers);
+  }
+  case PolicyKind::Interactive:
+    for (size_t I = 0; I < Spec.Inputs.size(); ++I)
+      std::memcpy(Interactive->getTensorUntyped(I), getTensorUntyped(I),
+                  Spec.Inputs[I].getTotalTensorBufferSize());
+    return Interactive->evaluate<int64_t>();
+  }
+  return 0;
+}
+
+void *PolicyRunner::evaluateUntyped() {
+  if (!PendingContext && !ContextStarted)
+    PendingContext = "";
+  startPendingContext();
+  ContextStarted = true;
+  Result = decide();
+  ++Decisions;
+  if (Log) {
+    logReward(0);
+    Log->startObservation();
+    for (size_t I = 0; I < Spec.Inputs.size(); ++I)
+      Log->logTensorValue(I, static_cast<const char *>(getTensorUntyped(I)));
+    Log->logTensorValue(Spec.Inputs.size(),
+                        reinterpret_cast<const char *>(&Result));
+    Log->endObservation();
+    RewardPending = true;
+  }
+  return &Result;
+}
+
+void PolicyRunner::logReward(float Value) {
+  if (!Log || !RewardPending)
+    return;
+  Log->logReward<float>(Value);
+  RewardPending = false;
+}
+
+Error PolicyRunner::finish() {
+  if (!LogFile)
+    return Error::success();
+  logReward(0);
+  Log.reset();
+  Error E = LogFile->commit();
+  LogFile.reset();
+  return E;
+}
+
+} // namespace irtk::advisors

@@ -1,0 +1,414 @@
+//===- Trainer.cpp - Training the embedded MLP from training logs ---------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/Trainer.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+using namespace llvm;
+
+namespace irtk::advisors {
+
+size_t Dataset::width() const {
+  size_t W = 0;
+  for (const Input &In : Inputs)
+    W += In.Size;
+  return W;
+}
+
+static Error datasetError(StringRef Name, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
+}
+
+Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
+                   const DatasetOptions &Opts, double Weight) {
+  std::optional<size_t> DecisionIdx = Log.featureIndex(Opts.Decision);
+  if (!DecisionIdx)
+    return datasetError(Name, "no decision feature '" + Opts.Decision + "'");
+  if (D.Inputs.empty()) {
+    D.Output = Opts.Output;
+    D.Mask = Opts.Mask;
+    if (Opts.Output == OutputKind::ArgMax) {
+      std::optional<size_t> M = Log.featureIndex(Opts.Mask);
+      if (!M)
+        return datasetError(Name, "no mask feature '" + Opts.Mask + "'");
+      D.Choices = Log.features()[*M].getElementCount();
+    }
+    StringSet<> Excluded;
+    for (const std::string &E : Opts.Exclude) {
+      if (!Log.featureIndex(E))
+        return datasetError(Name, "no feature '" + E + "' to exclude");
+      Excluded.insert(E);
+    }
+    if (!Opts.Include.empty()) {
+      for (const std::string &I : Opts.Include) {
+        std::optional<size_t> Idx = Log.featureIndex(I);
+        if (!Idx)
+          return datasetError(Name, "no feature '" + I + "'");
+        D.Inputs.push_back({I, Log.features()[*Idx].getElementCount()});
+      }
+    } else {
+      for (const TensorSpec &S : Log.features())
+        if (S.name() != Opts.Decision && !Excluded.contains(S.name()))
+          D.Inputs.push_back({S.name(), S.getElementCount()});
+    }
+    if (D.Inputs.empty())
+      return datasetError(Name, "no input features left");
+  }
+
+  std::vector<size_t> Idx;
+  for (const Dataset::Input &In : D.Inputs) {
+    std::optional<size_t> I = Log.featureIndex(In.Name);
+    if (!I)
+      return datasetError(Name, "no feature '" + In.Name +
+                                    "' (the first log has it)");
+    if (Log.features()[*I].getElementCount() != In.Size)
+      return datasetError(
+          Name, "feature '" + In.Name + "' has " +
+                    Twine(Log.features()[*I].getElementCount()) +
+                    " elements; the first log's has " + Twine(In.Size));
+    Idx.push_back(*I);
+  }
+  std::optional<size_t> MaskIdx;
+  if (D.Output == OutputKind::ArgMax) {
+    MaskIdx = Log.featureIndex(D.Mask);
+    if (!MaskIdx || Log.features()[*MaskIdx].getElementCount() != D.Choices)
+      return datasetError(Name, "no mask '" + D.Mask + "' of " +
+                                    Twine(D.Choices) + " elements");
+  }
+
+  for (const TrainingLog::Observation &O : Log.observations()) {
+    double L = Log.value(O, *DecisionIdx);
+    int64_t Label = static_cast<int64_t>(L);
+    if (D.Output == OutputKind::Logit ? (Label != 0 && Label != 1)
+                                      : (Label < 0 || Label >= D.Choices))
+      return datasetError(Name, "decision " + Twine(Label) +
+                                    " out of range in context '" +
+                                    Log.contexts()[O.Context] + "'");
+    for (size_t K = 0; K < Idx.size(); ++K)
+      for (size_t E = 0; E < D.Inputs[K].Size; ++E)
+        D.X.push_back(Log.value(O, Idx[K], E));
+    if (MaskIdx) {
+      for (unsigned C = 0; C < D.Choices; ++C)
+        D.Legal.push_back(Log.value(O, *MaskIdx, C) != 0);
+      if (!D.Legal[D.Legal.size() - D.Choices + Label])
+        return datasetError(Name, "decision " + Twine(Label) +
+                                      " is masked out in context '" +
+                                      Log.contexts()[O.Context] + "'");
+    }
+    D.Label.push_back(Label);
+    D.Weight.push_back(Weight);
+  }
+  return Error::success();
+}
+
+namespace {
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+struct Network {
+  std::vector<MatrixXd> W;
+  std::vector<VectorXd> B;
+  ActivationKind Activation;
+
+  /// Pre-activations and activations of every layer for the columns of X.
+  void forward(const MatrixXd &X, std::vector<MatrixXd> &Z,
+               std::vector<MatrixXd> &A) const {
+    Z.resize(W.size());
+    A.resize(W.size() + 1);
+    A[0] = X;
+    for (size_t L = 0; L < W.size(); ++L) {
+      Z[L] = (W[L] * A[L]).colwise() + B[L];
+      bool Last = L + 1 == W.size();
+      if (Last || Activation == ActivationKind::Linear)
+        A[L + 1] = Z[L];
+      else if (Activation == ActivationKind::ReLU)
+        A[L + 1] = Z[L].cwiseMax(0.0);
+      else
+        A[L + 1] = Z[L].array().tanh();
+    }
+  }
+};
+
+/// Adam's state for one parameter matrix.
+struct AdamState {
+  MatrixXd M, V;
+};
+} // namespace
+
+/// Mean and standard deviation of each column of \p D (scale 1 where the
+/// column is constant).
+static void normalisation(const Dataset &D, std::vector<double> &Mean,
+                          std::vector<double> &Scale) {
+  size_t W = D.width(), N = D.rows();
+  Mean.assign(W, 0.0);
+  Scale.assign(W, 0.0);
+  for (size_t R = 0; R < N; ++R)
+    for (size_t C = 0; C < W; ++C)
+      Mean[C] += D.X[R * W + C];
+  for (double &M : Mean)
+    M /= std::max<size_t>(N, 1);
+  for (size_t R = 0; R < N; ++R)
+    for (size_t C = 0; C < W; ++C) {
+      double Dx = D.X[R * W + C] - Mean[C];
+      Scale[C] += Dx * Dx;
+    }
+  for (double &S : Scale) {
+    S = std::sqrt(S / std::max<size_t>(N, 1));
+    if (!(S > 1e-12))
+      S = 1.0;
+  }
+}
+
+/// Loss and gradient of the last layer's pre-activations \p Z for the
+/// examples \p Rows (columns of Z), weighted by \p W.
+static double lossGradient(const Dataset &D, const MatrixXd &Z,
+                           ArrayRef<size_t> Rows, ArrayRef<double> W,
+                           MatrixXd &G) {
+  G.setZero(Z.rows(), Z.cols());
+  double Loss = 0;
+  for (size_t K = 0; K < Rows.size(); ++K) {
+    size_t R = Rows[K];
+    if (D.Output == OutputKind::Logit) {
+      double X = Z(0, K), Y = static_cast<double>(D.Label[R]);
+      // log(1 + e^x) - y x, computed stably.
+      Loss += W[K] *
+              (std::max(X, 0.0) - X * Y + std::log1p(std::exp(-std::abs(X))));
+      G(0, K) = W[K] * (1.0 / (1.0 + std::exp(-X)) - Y);
+      continue;
+    }
+    double Max = -std::numeric_limits<double>::infinity();
+    for (unsigned C = 0; C < D.Choices; ++C)
+      if (D.Legal[R * D.Choices + C])
+        Max = std::max(Max, Z(C, K));
+    double Sum = 0;
+    for (unsigned C = 0; C < D.Choices; ++C)
+      if (D.Legal[R * D.Choices + C])
+        Sum += std::exp(Z(C, K) - Max);
+    for (unsigned C = 0; C < D.Choices; ++C) {
+      if (!D.Legal[R * D.Choices + C])
+        continue;
+      double P = std::exp(Z(C, K) - Max) / Sum;
+      G(C, K) =
+          W[K] * (P - (static_cast<int64_t>(C) == D.Label[R] ? 1.0 : 0.0));
+    }
+    Loss -= W[K] * (Z(D.Label[R], K) - Max - std::log(Sum));
+  }
+  return Loss;
+}
+
+/// The decision for column \p K of the last layer's outputs \p Z, row \p R.
+static int64_t decisionOf(const Dataset &D, const MatrixXd &Z, size_t K,
+                          size_t R) {
+  if (D.Output == OutputKind::Logit)
+    return Z(0, K) > 0 ? 1 : 0;
+  int64_t Best = -1;
+  for (unsigned C = 0; C < D.Choices; ++C)
+    if (D.Legal[R * D.Choices + C] && (Best < 0 || Z(C, K) > Z(Best, K)))
+      Best = C;
+  return Best < 0 ? 0 : Best;
+}
+
+static MatrixXd columns(const Dataset &D, ArrayRef<size_t> Rows,
+                        ArrayRef<double> Mean, ArrayRef<double> Scale) {
+  size_t W = D.width();
+  MatrixXd X(W, Rows.size());
+  for (size_t K = 0; K < Rows.size(); ++K)
+    for (size_t C = 0; C < W; ++C)
+      X(C, K) = (D.X[Rows[K] * W + C] - Mean[C]) / Scale[C];
+  return X;
+}
+
+static Network networkOf(const MLPDescription &M) {
+  Network N;
+  N.Activation = M.Layers.front().Activation;
+  for (const MLPDescription::Layer &L : M.Layers) {
+    MatrixXd W(L.Weights.size(), L.Weights.front().size());
+    for (size_t R = 0; R < L.Weights.size(); ++R)
+      for (size_t C = 0; C < L.Weights[R].size(); ++C)
+        W(R, C) = L.Weights[R][C];
+    N.W.push_back(std::move(W));
+    N.B.push_back(Eigen::Map<const VectorXd>(L.Bias.data(), L.Bias.size()));
+  }
+  return N;
+}
+
+MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
+                     const TrainerOptions &Opts,
+                     function_ref<void(const EpochReport &)> Report) {
+  std::vector<double> Mean, Scale;
+  normalisation(D, Mean, Scale);
+  size_t N = D.rows();
+
+  std::vector<double> Weight(D.Weight);
+  if (Opts.BalanceClasses && D.Output == OutputKind::Logit) {
+    double Pos = 0, Neg = 0;
+    for (size_t R = 0; R < N; ++R)
+      (D.Label[R] ? Pos : Neg) += Weight[R];
+    for (size_t R = 0; R < N; ++R) {
+      double Class = D.Label[R] ? Pos : Neg;
+      if (Class > 0)
+        Weight[R] *= (Pos + Neg) / (2 * Class);
+    }
+  }
+
+  std::mt19937_64 Rng(Opts.Seed);
+  Network Net;
+  Net.Activation = Opts.Activation;
+  std::vector<size_t> Sizes{D.width()};
+  Sizes.insert(Sizes.end(), Opts.Hidden.begin(), Opts.Hidden.end());
+  Sizes.push_back(D.Output == OutputKind::Logit ? 1 : D.Choices);
+  for (size_t L = 0; L + 1 < Sizes.size(); ++L) {
+    double Std =
+        std::sqrt((Opts.Activation == ActivationKind::ReLU ? 2.0 : 1.0) /
+                  static_cast<double>(Sizes[L]));
+    std::normal_distribution<double> Init(0.0, Std);
+    MatrixXd W(Sizes[L + 1], Sizes[L]);
+    for (Eigen::Index R = 0; R < W.rows(); ++R)
+      for (Eigen::Index C = 0; C < W.cols(); ++C)
+        W(R, C) = Init(Rng);
+    Net.W.push_back(std::move(W));
+    Net.B.push_back(VectorXd::Zero(Sizes[L + 1]));
+  }
+
+  std::vector<AdamState> AW(Net.W.size()), AB(Net.B.size());
+  for (size_t L = 0; L < Net.W.size(); ++L) {
+    AW[L] = {MatrixXd::Zero(Net.W[L].rows(), Net.W[L].cols()),
+             MatrixXd::Zero(Net.W[L].rows(), Net.W[L].cols())};
+    AB[L] = {MatrixXd::Zero(Net.B[L].size(), 1),
+             MatrixXd::Zero(Net.B[L].size(), 1)};
+  }
+  const double Beta1 = 0.9, Beta2 = 0.999, Eps = 1e-8;
+  uint64_t Step = 0;
+  auto AdamUpdate = [&](MatrixXd &P, const MatrixXd &G, AdamState &S) {
+    S.M = Beta1 * S.M + (1 - Beta1) * G;
+    S.V = Beta2 * S.V + (1 - Beta2) * G.cwiseProduct(G);
+    double C1 = 1 - std::pow(Beta1, static_cast<double>(Step));
+    double C2 = 1 - std::pow(Beta2, static_cast<double>(Step));
+    P.array() -= Opts.LearningRate * (S.M.array() / C1) /
+                 ((S.V.array() / C2).sqrt() + Eps);
+  };
+
+  std::vector<size_t> Order(N);
+  std::iota(Order.begin(), Order.end(), 0);
+  std::vector<MatrixXd> Z, A;
+  MatrixXd G;
+  size_t Batch = std::max<unsigned>(Opts.BatchSize, 1);
+  for (unsigned Epoch = 1; Epoch <= Opts.Epochs; ++Epoch) {
+    std::shuffle(Order.begin(), Order.end(), Rng);
+    double Loss = 0, Right = 0, Total = 0;
+    for (size_t Start = 0; Start < N; Start += Batch) {
+      ArrayRef<size_t> Rows =
+          ArrayRef<size_t>(Order).slice(Start, std::min(Batch, N - Start));
+      std::vector<double> W;
+      double WSum = 0;
+      for (size_t R : Rows) {
+        W.push_back(Weight[R]);
+        WSum += Weight[R];
+      }
+      if (WSum <= 0)
+        continue;
+      for (double &X : W)
+        X /= WSum;
+      Net.forward(columns(D, Rows, Mean, Scale), Z, A);
+      Loss += lossGradient(D, Z.back(), Rows, W, G) * WSum;
+      for (size_t K = 0; K < Rows.size(); ++K) {
+        Right += (decisionOf(D, Z.back(), K, Rows[K]) == D.Label[Rows[K]]) *
+                 Weight[Rows[K]];
+        Total += Weight[Rows[K]];
+      }
+      ++Step;
+      for (size_t L = Net.W.size(); L-- > 0;) {
+        MatrixXd GW = G * A[L].transpose() + Opts.L2 * Net.W[L];
+        MatrixXd GB = G.rowwise().sum();
+        if (L > 0) {
+          MatrixXd GA = Net.W[L].transpose() * G;
+          if (Net.Activation == ActivationKind::ReLU)
+            G = GA.cwiseProduct((Z[L - 1].array() > 0).cast<double>().matrix());
+          else if (Net.Activation == ActivationKind::Tanh)
+            G = GA.cwiseProduct((1 - A[L].array().square()).matrix());
+          else
+            G = GA;
+        }
+        AdamUpdate(Net.W[L], GW, AW[L]);
+        MatrixXd BM = Net.B[L];
+        AdamUpdate(BM, GB, AB[L]);
+        Net.B[L] = BM.col(0);
+      }
+    }
+    if (Report)
+      Report(
+          {Epoch, Total > 0 ? Loss / Total : 0, Total > 0 ? Right / Total : 0});
+  }
+
+  MLPDescription M;
+  M.Advisor = Advisor.str();
+  M.Decision = Decision.str();
+  M.Output = D.Output;
+  M.Mask = D.Mask;
+  size_t C = 0;
+  for (const Dataset::Input &In : D.Inputs) {
+    MLPDescription::Input I;
+    I.Name = In.Name;
+    I.Mean.assign(Mean.begin() + C, Mean.begin() + C + In.Size);
+    I.Scale.assign(Scale.begin() + C, Scale.begin() + C + In.Size);
+    C += In.Size;
+    M.Inputs.push_back(std::move(I));
+  }
+  for (size_t L = 0; L < Net.W.size(); ++L) {
+    MLPDescription::Layer Layer;
+    Layer.Activation =
+        L + 1 == Net.W.size() ? ActivationKind::Linear : Opts.Activation;
+    for (Eigen::Index R = 0; R < Net.W[L].rows(); ++R) {
+      std::vector<double> Row(Net.W[L].cols());
+      for (Eigen::Index K = 0; K < Net.W[L].cols(); ++K)
+        Row[K] = Net.W[L](R, K);
+      Layer.Weights.push_back(std::move(Row));
+    }
+    Layer.Bias.assign(Net.B[L].data(), Net.B[L].data() + Net.B[L].size());
+    M.Layers.push_back(std::move(Layer));
+  }
+  return M;
+}
+
+double accuracy(const MLPDescription &M, const Dataset &D) {
+  std::vector<double> Mean, Scale;
+  for (const MLPDescription::Input &In : M.Inputs) {
+    Mean.insert(Mean.end(), In.Mean.begin(), In.Mean.end());
+    Scale.insert(Scale.end(), In.Scale.begin(), In.Scale.end());
+  }
+  if (Mean.size() != D.width())
+    return 0;
+  Network Net = networkOf(M);
+  std::vector<size_t> Rows(D.rows());
+  std::iota(Rows.begin(), Rows.end(), 0);
+  double Right = 0, Total = 0;
+  std::vector<MatrixXd> Z, A;
+  for (size_t Start = 0; Start < Rows.size(); Start += 4096) {
+    ArrayRef<size_t> Part = ArrayRef<size_t>(Rows).slice(
+        Start, std::min<size_t>(4096, Rows.size() - Start));
+    Net.forward(columns(D, Part, Mean, Scale), Z, A);
+    for (size_t K = 0; K < Part.size(); ++K) {
+      Right += (decisionOf(D, Z.back(), K, Part[K]) == D.Label[Part[K]]) *
+               D.Weight[Part[K]];
+      Total += D.Weight[Part[K]];
+    }
+  }
+  return Total > 0 ? Right / Total : 0;
+}
+
+} // namespace irtk::advisors

@@ -1,0 +1,34 @@
+//===- ReadFile.h - Reading a whole input file -------------------*- C++
+//-*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The one way irtk reads a whole file, with the one-line error every tool
+/// prints: "<path>: cannot read <what>: <reason>".
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_SUPPORT_READFILE_H
+#define IRTK_SUPPORT_READFILE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+
+namespace irtk::support {
+
+/// Reads \p Path ("-" for standard input) whole; \p What names the content
+/// in the error ("model", "log").
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readFile(llvm::StringRef Path, llvm::StringRef What, bool IsText = true);
+
+} // namespace irtk::support
+
+#endif // IRTK_SUPPORT_READFILE_H

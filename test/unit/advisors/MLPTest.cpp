@@ -1,0 +1,166 @@
+//===- MLPTest.cpp - The model file format and its evaluation -------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/MLP.h"
+#include "irtk/advisors/Policy.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace irtk::advisors;
+
+namespace {
+
+/// Two inputs: a scalar int64 "a" and a float pair "b".
+PolicySpec twoInputs() {
+  return {"inline",
+          {TensorSpec::createSpec<int64_t>("a", {1}),
+           TensorSpec::createSpec<float>("b", {2}),
+           TensorSpec::createSpec<int64_t>("inlining_default", {1})},
+          TensorSpec::createSpec<int64_t>("inlining_decision", {1}),
+          2,
+          TensorSpec::createSpec<float>("delta_size", {1})};
+}
+
+/// out = relu(2 * (a - 1) / 2 - b0 + b1) - 0.5, a logit.
+const char *const Model = R"({
+  "format": "irtk-mlp", "version": 1, "advisor": "inline",
+  "decision": "inlining_decision",
+  "inputs": [{"name": "a", "mean": [1], "scale": [2]},
+             {"name": "b", "mean": [0, 0], "scale": [1, 1]}],
+  "layers": [{"activation": "relu", "weights": [[2, -1, 1]], "bias": [0]},
+             {"activation": "linear", "weights": [[1]], "bias": [-0.5]}],
+  "output": {"kind": "logit"}
+})";
+
+std::string errorOf(StringRef Text) {
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
+  if (D)
+    return "";
+  return toString(D.takeError());
+}
+
+TEST(MLPTest, EvaluatesLayersWithNormalisation) {
+  Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  int64_t A = 3, Default = 0;
+  float B[2] = {0.25f, 0.0f};
+  std::vector<const void *> Buffers{&A, B, &Default};
+  // relu(2 * 1 - 0.25 + 0) - 0.5 = 1.25
+  EXPECT_DOUBLE_EQ((*M)->outputs(Buffers)[0], 1.25);
+  EXPECT_EQ((*M)->evaluate(Buffers), 1);
+  A = 1; // relu(0 - 0.25) - 0.5 = -0.5
+  EXPECT_DOUBLE_EQ((*M)->outputs(Buffers)[0], -0.5);
+  EXPECT_EQ((*M)->evaluate(Buffers), 0);
+}
+
+TEST(MLPTest, WriteThenParseGivesTheSameModel) {
+  Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
+  ASSERT_TRUE(!!D);
+  D->Layers[0].Weights[0][1] = 0.1; // not exactly representable
+  std::string Text;
+  raw_string_ostream OS(Text);
+  D->write(OS);
+  Expected<MLPDescription> Back = MLPDescription::parse(Text, "back.json");
+  ASSERT_TRUE(!!Back) << toString(Back.takeError());
+  EXPECT_EQ(Back->Layers[0].Weights, D->Layers[0].Weights);
+  EXPECT_EQ(Back->Inputs[0].Scale, D->Inputs[0].Scale);
+  EXPECT_EQ(Back->Layers[1].Bias, D->Layers[1].Bias);
+}
+
+TEST(MLPTest, RejectsAWrongWidthWithItsPlace) {
+  std::string Bad = Model;
+  Bad.replace(Bad.find("[[2, -1, 1]]"), 12, "[[2, -1]]");
+  EXPECT_EQ(errorOf(Bad),
+            "m.json: layers[0].weights[0]: has 2 elements; expected 3");
+}
+
+TEST(MLPTest, RejectsAZeroScale) {
+  std::string Bad = Model;
+  Bad.replace(Bad.find("\"scale\": [2]"), 12, "\"scale\": [0]");
+  EXPECT_EQ(errorOf(Bad), "m.json: inputs[0].scale[0]: is zero");
+}
+
+TEST(MLPTest, RejectsALogitWithTwoOutputs) {
+  std::string Bad = Model;
+  Bad.replace(Bad.find("[[1]], \"bias\": [-0.5]"), 21,
+              "[[1], [1]], \"bias\": [0, 0]");
+  EXPECT_EQ(errorOf(Bad),
+            "m.json: output.kind: 'logit' needs a last layer of 1 output, "
+            "not 2");
+}
+
+TEST(MLPTest, RejectsAnotherFormatAndVersion) {
+  std::string Bad = Model;
+  Bad.replace(Bad.find("\"version\": 1"), 12, "\"version\": 2");
+  EXPECT_EQ(errorOf(Bad), "m.json: version: is 2; this irtk reads 1");
+  EXPECT_EQ(errorOf("[]"), "m.json: top level: expected an object");
+}
+
+TEST(MLPTest, BindRejectsAnUnknownInput) {
+  std::string Other = Model;
+  Other.replace(Other.find("\"name\": \"b\""), 11, "\"name\": \"c\"");
+  Expected<MLPDescription> D = MLPDescription::parse(Other, "m.json");
+  ASSERT_TRUE(!!D);
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+  ASSERT_FALSE(!!M);
+  EXPECT_EQ(toString(M.takeError()),
+            "m.json: input 'c' is not a feature of the inline advisor (with "
+            "these options; docs/AdvisorFeatures.md)");
+}
+
+TEST(MLPTest, BindRejectsAnotherAdvisorsModel) {
+  std::string Other = Model;
+  Other.replace(Other.find("\"advisor\": \"inline\""), 19,
+                "\"advisor\": \"evict\"");
+  Expected<MLPDescription> D = MLPDescription::parse(Other, "m.json");
+  ASSERT_TRUE(!!D);
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+  ASSERT_FALSE(!!M);
+  EXPECT_EQ(toString(M.takeError()),
+            "m.json: the model is for the 'evict' advisor, not 'inline'");
+}
+
+TEST(MLPTest, ArgMaxSkipsMaskedChoices) {
+  PolicySpec S{"evict",
+               {TensorSpec::createSpec<int64_t>("mask", {3}),
+                TensorSpec::createSpec<float>("x", {1}),
+                TensorSpec::createSpec<int64_t>("default", {1})},
+               TensorSpec::createSpec<int64_t>("index_to_evict", {1}),
+               2,
+               TensorSpec::createSpec<float>("reward", {1})};
+  Expected<MLPDescription> D = MLPDescription::parse(R"({
+    "format": "irtk-mlp", "version": 1, "advisor": "evict",
+    "decision": "index_to_evict",
+    "inputs": [{"name": "x", "mean": [0], "scale": [1]}],
+    "layers": [{"activation": "linear", "weights": [[3], [2], [1]],
+                "bias": [0, 0, 0]}],
+    "output": {"kind": "argmax", "mask": "mask"}})",
+                                                     "e.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), S, "e.json");
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  int64_t Mask[3] = {1, 1, 1}, Default = 0;
+  float X = 1;
+  std::vector<const void *> Buffers{Mask, &X, &Default};
+  EXPECT_EQ((*M)->evaluate(Buffers), 0);
+  Mask[0] = 0;
+  EXPECT_EQ((*M)->evaluate(Buffers), 1);
+  Mask[1] = 0;
+  EXPECT_EQ((*M)->evaluate(Buffers), 2);
+}
+
+} // namespace

@@ -1,0 +1,153 @@
+//===- TrainingLogTest.cpp - Writing, reading and learning from logs ------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/TrainingLog.h"
+#include "irtk/advisors/Policy.h"
+#include "irtk/advisors/Trainer.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace llvm;
+using namespace irtk::advisors;
+
+namespace {
+
+PolicySpec spec() {
+  return {"inline",
+          {TensorSpec::createSpec<int64_t>("size", {1}),
+           TensorSpec::createSpec<float>("emb", {2}),
+           TensorSpec::createSpec<int64_t>("inlining_default", {1})},
+          TensorSpec::createSpec<int64_t>("inlining_decision", {1}),
+          2,
+          TensorSpec::createSpec<float>("delta_size", {1})};
+}
+
+struct TempLog {
+  SmallString<128> Path;
+  TempLog() {
+    EXPECT_FALSE(sys::fs::createTemporaryFile("irtk-log", "log", Path));
+    sys::fs::remove(Path);
+  }
+  ~TempLog() { sys::fs::remove(Path); }
+};
+
+/// Writes decisions by the default policy: decision = (size < 10).
+void writeLog(StringRef Path, const std::vector<int64_t> &Sizes) {
+  LLVMContext Ctx;
+  PolicyOptions O;
+  O.LogPath = Path.str();
+  Expected<std::unique_ptr<PolicyRunner>> R =
+      PolicyRunner::create(Ctx, spec(), O);
+  ASSERT_TRUE(!!R) << toString(R.takeError());
+  (*R)->switchContext("m1");
+  for (size_t I = 0; I < Sizes.size(); ++I) {
+    *(*R)->getTensor<int64_t>(0) = Sizes[I];
+    (*R)->getTensor<float>(1)[0] = 0.5f;
+    (*R)->getTensor<float>(1)[1] = static_cast<float>(I);
+    *(*R)->getTensor<int64_t>(2) = Sizes[I] < 10;
+    EXPECT_EQ((*R)->evaluate<int64_t>(), Sizes[I] < 10);
+    if (I % 2 == 0)
+      (*R)->logReward(static_cast<float>(Sizes[I]));
+  }
+  ASSERT_FALSE(!!(*R)->finish());
+}
+
+TEST(TrainingLogTest, ReadsWhatThePolicyRunnerWrote) {
+  TempLog T;
+  writeLog(T.Path, {3, 20, 5});
+  Expected<TrainingLog> L = TrainingLog::load(T.Path);
+  ASSERT_TRUE(!!L) << toString(L.takeError());
+  ASSERT_EQ(L->features().size(), 4u);
+  EXPECT_EQ(L->features()[3].name(), "inlining_decision");
+  EXPECT_EQ(L->score()->name(), "delta_size");
+  ASSERT_EQ(L->contexts(), std::vector<std::string>{"m1"});
+  ASSERT_EQ(L->observations().size(), 3u);
+  const auto &O = L->observations();
+  EXPECT_EQ(L->value(O[1], 0), 20);
+  EXPECT_EQ(L->value(O[2], 1, 1), 2.0);
+  EXPECT_EQ(L->value(O[0], 3), 1);
+  EXPECT_EQ(L->value(O[1], 3), 0);
+  // A reward where reported, 0 where not.
+  EXPECT_EQ(*O[0].Score, 3);
+  EXPECT_EQ(*O[1].Score, 0);
+  EXPECT_EQ(*O[2].Score, 5);
+}
+
+TEST(TrainingLogTest, ATruncatedLogIsAnErrorWithTheOffset) {
+  TempLog T;
+  writeLog(T.Path, {3, 20});
+  auto Buf = MemoryBuffer::getFile(T.Path);
+  ASSERT_TRUE(!!Buf);
+  StringRef Data = (*Buf)->getBuffer();
+  Expected<TrainingLog> L = TrainingLog::parse(Data.drop_back(10), "cut.log");
+  ASSERT_FALSE(!!L);
+  std::string Msg = toString(L.takeError());
+  EXPECT_EQ(Msg.rfind("cut.log: at byte ", 0), 0u) << Msg;
+}
+
+TEST(TrainingLogTest, NoLogFileWithoutFinish) {
+  TempLog T;
+  {
+    LLVMContext Ctx;
+    PolicyOptions O;
+    O.LogPath = T.Path.str().str();
+    Expected<std::unique_ptr<PolicyRunner>> R =
+        PolicyRunner::create(Ctx, spec(), O);
+    ASSERT_TRUE(!!R);
+    EXPECT_FALSE(sys::fs::exists(T.Path)); // written under a temporary name
+  }
+  EXPECT_TRUE(sys::fs::exists(T.Path)); // committed by the destructor
+}
+
+TEST(TrainerTest, LearnsAThresholdRule) {
+  TempLog T;
+  std::mt19937 Rng(7);
+  std::vector<int64_t> Sizes;
+  for (int I = 0; I < 400; ++I)
+    Sizes.push_back(static_cast<int64_t>(Rng() % 30));
+  writeLog(T.Path, Sizes);
+  Expected<TrainingLog> L = TrainingLog::load(T.Path);
+  ASSERT_TRUE(!!L);
+  Dataset D;
+  DatasetOptions DO;
+  DO.Decision = "inlining_decision";
+  DO.Exclude = {"inlining_default"};
+  ASSERT_FALSE(!!addToDataset(D, *L, "t.log", DO));
+  ASSERT_EQ(D.rows(), 400u);
+  ASSERT_EQ(D.width(), 3u); // size, emb[2]
+  TrainerOptions TO;
+  TO.Hidden = {8};
+  TO.Epochs = 200;
+  TO.LearningRate = 0.01;
+  MLPDescription M = train(D, "inline", "inlining_decision", TO);
+  EXPECT_GE(accuracy(M, D), 0.97);
+  // Deterministic for a seed.
+  MLPDescription Again = train(D, "inline", "inlining_decision", TO);
+  EXPECT_EQ(M.Layers[0].Weights, Again.Layers[0].Weights);
+}
+
+TEST(TrainerTest, RejectsAMissingFeature) {
+  TempLog T;
+  writeLog(T.Path, {1, 2});
+  Expected<TrainingLog> L = TrainingLog::load(T.Path);
+  ASSERT_TRUE(!!L);
+  Dataset D;
+  DatasetOptions DO;
+  DO.Decision = "inlining_decision";
+  DO.Include = {"size", "nope"};
+  Error E = addToDataset(D, *L, "t.log", DO);
+  EXPECT_EQ(toString(std::move(E)), "t.log: no feature 'nope'");
+}
+
+} // namespace

@@ -1,0 +1,364 @@
+//===- irtk-train.cpp - Training the advisors' models from logs -----------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// irtk-train dump LOG...                      print training logs
+/// irtk-train fit --advisor A -o MODEL LOG...  train the model policy's MLP
+/// irtk-train eval --model MODEL LOG...        agreement with the logs
+/// Logs are LLVM training logs, as -irtk-inline-log writes them; a
+/// --logs-from file lists one log a line, optionally followed by a weight.
+/// Exit status: 0 success, 1 a file failed, 2 usage error (ToolMain.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/MLP.h"
+#include "irtk/advisors/Trainer.h"
+#include "irtk/advisors/TrainingLog.h"
+#include "irtk/support/OutputFile.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "BoostCommandLine.h"
+#include "ToolMain.h"
+
+#include <cmath>
+#include <tuple>
+
+namespace po = boost::program_options;
+using namespace llvm;
+using namespace irtk::advisors;
+
+static constexpr const char *ToolName = "irtk-train";
+
+static const char *const Usage =
+    "USAGE: irtk-train dump [--observations] <log> ...\n"
+    "       irtk-train fit --advisor inline|evict -o <model.json> <log> ...\n"
+    "                  [--logs-from FILE] [--exclude F,...] [--include F,...]\n"
+    "                  [--no-embeddings] [--hidden N,...] [--activation "
+    "relu|tanh]\n"
+    "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
+    "[--seed N]\n"
+    "                  [--balance] [--quiet]\n"
+    "       irtk-train eval --model <model.json> <log> ... [--logs-from "
+    "FILE]\n";
+
+namespace {
+enum class CommandKind { Dump, Fit, Eval };
+
+struct TrainOptions {
+  CommandKind Command = CommandKind::Dump;
+  std::vector<std::string> Logs;
+  std::vector<double> Weights;
+  std::string Output, Model, Advisor;
+  bool Observations = false, Quiet = false;
+  DatasetOptions Data;
+  TrainerOptions Train;
+};
+using ParseResult = irtk::tools::ParseResult<TrainOptions>;
+} // namespace
+
+/// The decision and output of each advisor's model.
+static bool advisorDecision(StringRef Advisor, DatasetOptions &D) {
+  if (Advisor == "inline") {
+    D.Decision = "inlining_decision";
+    D.Output = OutputKind::Logit;
+    return true;
+  }
+  if (Advisor == "evict") {
+    D.Decision = "index_to_evict";
+    D.Output = OutputKind::ArgMax;
+    D.Mask = "mask";
+    return true;
+  }
+  return false;
+}
+
+static std::vector<std::string> splitList(StringRef S) {
+  SmallVector<StringRef> Parts;
+  S.split(Parts, ',', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> Out;
+  for (StringRef P : Parts)
+    Out.push_back(P.trim().str());
+  return Out;
+}
+
+/// Appends the logs listed in \p Path: "<log> [<weight>]" a line; blank
+/// lines and lines starting with '#' are skipped.
+static std::string readLogList(StringRef Path, TrainOptions &O) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+      MemoryBuffer::getFileOrSTDIN(Path);
+  if (!Buf)
+    return (Path + ": cannot read: " + Buf.getError().message()).str();
+  SmallVector<StringRef> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef L = Lines[I].trim();
+    if (L.empty() || L.starts_with("#"))
+      continue;
+    auto [File, Rest] = L.split(' ');
+    double W = 1.0;
+    Rest = Rest.trim();
+    if (!Rest.empty() && (Rest.getAsDouble(W) || !std::isfinite(W) || W < 0))
+      return (Path + ":" + Twine(I + 1) + ": bad weight '" + Rest + "'").str();
+    O.Logs.push_back(File.str());
+    O.Weights.push_back(W);
+  }
+  return "";
+}
+
+static ParseResult parseCommandLine(int Argc, char **Argv) {
+  auto UsageError = [](const std::string &Msg) {
+    return ParseResult::usageError(Msg);
+  };
+  TrainOptions O;
+  if (std::optional<ParseResult> R =
+          irtk::tools::readSubcommand<TrainOptions, CommandKind>(
+              Argc, Argv, Usage,
+              {{"dump", CommandKind::Dump},
+               {"fit", CommandKind::Fit},
+               {"eval", CommandKind::Eval}},
+              O.Command))
+    return *R;
+
+  std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu";
+  std::string Epochs, BatchSize, Seed;
+  bool NoEmbeddings = false;
+  std::vector<std::string> Files;
+  TrainerOptions &T = O.Train;
+  po::options_description Desc("Options");
+  // clang-format off
+  Desc.add_options()
+    ("help,h", "Display usage")
+    ("output,o", po::value<std::string>(&O.Output), "Model to write (fit)")
+    ("model", po::value<std::string>(&O.Model), "Model to evaluate (eval)")
+    ("advisor", po::value<std::string>(&O.Advisor), "inline or evict (fit)")
+    ("logs-from", po::value<std::string>(&LogsFrom),
+     "File listing logs, one '<log> [<weight>]' a line")
+    ("exclude", po::value<std::string>(&Exclude),
+     "Features not to learn from (fit)")
+    ("include", po::value<std::string>(&Include),
+     "The only features to learn from (fit)")
+    ("no-embeddings", po::bool_switch(&NoEmbeddings),
+     "Exclude callee_embedding and caller_embedding (fit)")
+    ("hidden", po::value<std::string>(&Hidden),
+     "Hidden layer sizes, e.g. 64,32 (fit; default 64,32)")
+    ("activation", po::value<std::string>(&Activation), "relu or tanh (fit)")
+    ("epochs", po::value<std::string>(&Epochs), "Epochs (fit; default 20)")
+    ("batch-size", po::value<std::string>(&BatchSize),
+     "Examples per step (fit; default 128)")
+    ("lr", po::value<double>(&T.LearningRate), "Adam's step size (fit)")
+    ("l2", po::value<double>(&T.L2), "Weight decay (fit)")
+    ("seed", po::value<std::string>(&Seed), "Random seed (fit)")
+    ("balance", po::bool_switch(&T.BalanceClasses),
+     "Weigh yes and no decisions equally (fit, inline)")
+    ("observations", po::bool_switch(&O.Observations),
+     "Print every observation (dump)")
+    ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit)")
+    ("input", po::value<std::vector<std::string>>(&Files), "Logs");
+  // clang-format on
+  po::positional_options_description Pos;
+  Pos.add("input", -1);
+  bool Help = false;
+  if (std::string Msg =
+          irtk::tools::storeSubcommandArguments(Argc, Argv, Desc, Pos, Help);
+      !Msg.empty())
+    return UsageError(Msg);
+  if (Help)
+    return ParseResult::print(Usage);
+  for (const std::string &F : Files) {
+    O.Logs.push_back(F);
+    O.Weights.push_back(1.0);
+  }
+  if (!LogsFrom.empty())
+    if (std::string Msg = readLogList(LogsFrom, O); !Msg.empty())
+      return UsageError(Msg);
+  if (O.Logs.empty())
+    return UsageError("no training log given");
+
+  if (O.Command == CommandKind::Dump)
+    return ParseResult::run(std::move(O));
+  if (O.Command == CommandKind::Eval) {
+    if (O.Model.empty())
+      return UsageError("eval needs --model <model.json>");
+    return ParseResult::run(std::move(O));
+  }
+  if (O.Output.empty())
+    return UsageError("fit needs -o <model.json>");
+  if (!advisorDecision(O.Advisor, O.Data))
+    return UsageError("fit needs --advisor inline or --advisor evict");
+  O.Data.Exclude = splitList(Exclude);
+  O.Data.Include = splitList(Include);
+  if (NoEmbeddings)
+    for (const char *E : {"callee_embedding", "caller_embedding"})
+      O.Data.Exclude.push_back(E);
+  if (!O.Data.Include.empty() && !O.Data.Exclude.empty())
+    return UsageError("--include and --exclude/--no-embeddings do not mix");
+  if (!Hidden.empty()) {
+    T.Hidden.clear();
+    for (const std::string &H : splitList(Hidden)) {
+      unsigned N = 0;
+      if (std::string Msg =
+              irtk::tools::parseCountOption("--hidden", H, 1, 4096, N);
+          !Msg.empty())
+        return UsageError(Msg);
+      T.Hidden.push_back(N);
+    }
+  }
+  if (Activation == "relu")
+    T.Activation = ActivationKind::ReLU;
+  else if (Activation == "tanh")
+    T.Activation = ActivationKind::Tanh;
+  else
+    return UsageError("invalid --activation '" + Activation +
+                      "'; expected relu or tanh");
+  for (auto [Option, Text, Min, Max, Slot] :
+       {std::tuple<const char *, const std::string *, uint64_t, uint64_t,
+                   unsigned *>{"--epochs", &Epochs, 1, 100000, &T.Epochs},
+        {"--batch-size", &BatchSize, 1, 1 << 20, &T.BatchSize}})
+    if (!Text->empty())
+      if (std::string Msg =
+              irtk::tools::parseCountOption(Option, *Text, Min, Max, *Slot);
+          !Msg.empty())
+        return UsageError(Msg);
+  if (!Seed.empty())
+    if (std::string Msg = irtk::tools::parseCountOption("--seed", Seed, 0,
+                                                        UINT64_MAX, T.Seed);
+        !Msg.empty())
+      return UsageError(Msg);
+  if (!(T.LearningRate > 0) || !std::isfinite(T.LearningRate))
+    return UsageError("invalid --lr; expected a positive number");
+  if (!(T.L2 >= 0) || !std::isfinite(T.L2))
+    return UsageError("invalid --l2; expected a number from 0");
+  return ParseResult::run(std::move(O));
+}
+
+static void dumpLog(const TrainingLog &L, StringRef Name, bool Observations) {
+  outs() << "log: " << Name << "\n";
+  for (const TensorSpec &S : L.features()) {
+    outs() << "feature: " << S.name() << " "
+           << (S.isElementType<float>()     ? "float"
+               : S.isElementType<double>()  ? "double"
+               : S.isElementType<int64_t>() ? "int64_t"
+               : S.isElementType<int32_t>() ? "int32_t"
+                                            : "other")
+           << " [";
+    ListSeparator LS(",");
+    for (int64_t D : S.shape())
+      outs() << LS << D;
+    outs() << "]\n";
+  }
+  if (L.score())
+    outs() << "score: " << L.score()->name() << "\n";
+  outs() << "contexts: " << L.contexts().size()
+         << "\nobservations: " << L.observations().size() << "\n";
+  if (!Observations)
+    return;
+  size_t Last = SIZE_MAX;
+  for (size_t I = 0; I < L.observations().size(); ++I) {
+    const TrainingLog::Observation &O = L.observations()[I];
+    if (O.Context != Last)
+      outs() << "context: " << L.contexts()[O.Context] << "\n";
+    Last = O.Context;
+    outs() << "observation: " << I << "\n";
+    for (size_t F = 0; F < L.features().size(); ++F) {
+      outs() << "  " << L.features()[F].name() << ":";
+      for (size_t E = 0; E < L.features()[F].getElementCount(); ++E)
+        outs() << (E ? "," : " ") << L.value(O, F, E);
+      outs() << "\n";
+    }
+    if (O.Score)
+      outs() << "  " << L.score()->name() << ": " << *O.Score << "\n";
+  }
+}
+
+static Error run(const TrainOptions &O) {
+  if (O.Command == CommandKind::Dump) {
+    for (const std::string &Path : O.Logs) {
+      Expected<TrainingLog> L = TrainingLog::load(Path);
+      if (!L)
+        return L.takeError();
+      dumpLog(*L, Path, O.Observations);
+    }
+    return Error::success();
+  }
+
+  std::optional<MLPDescription> Model;
+  DatasetOptions DOpts = O.Data;
+  if (O.Command == CommandKind::Eval) {
+    Expected<MLPDescription> M = MLPDescription::load(O.Model);
+    if (!M)
+      return M.takeError();
+    Model = std::move(*M);
+    if (!advisorDecision(Model->Advisor, DOpts))
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: unknown advisor '%s'", O.Model.c_str(),
+                               Model->Advisor.c_str());
+    for (const MLPDescription::Input &In : Model->Inputs)
+      DOpts.Include.push_back(In.Name);
+  }
+
+  Dataset D;
+  for (size_t I = 0; I < O.Logs.size(); ++I) {
+    Expected<TrainingLog> L = TrainingLog::load(O.Logs[I]);
+    if (!L)
+      return L.takeError();
+    if (Error E = addToDataset(D, *L, O.Logs[I], DOpts, O.Weights[I]))
+      return E;
+  }
+  if (D.rows() == 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "the logs hold no decisions");
+  size_t Ones = 0;
+  for (int64_t Y : D.Label)
+    Ones += Y != 0;
+
+  if (O.Command == CommandKind::Eval) {
+    outs() << "decisions: " << D.rows() << "\nnonzero: " << Ones
+           << "\nagreement: " << format("%.4f", accuracy(*Model, D)) << "\n";
+    return Error::success();
+  }
+
+  if (!O.Quiet)
+    errs() << "training on " << D.rows() << " decisions (" << Ones
+           << " nonzero) from " << O.Logs.size() << " logs, " << D.width()
+           << " inputs\n";
+  double Final = 0;
+  MLPDescription M =
+      train(D, O.Advisor, DOpts.Decision, O.Train, [&](const EpochReport &R) {
+        Final = R.Accuracy;
+        if (!O.Quiet)
+          errs() << "epoch " << R.Epoch << "/" << O.Train.Epochs << ": loss "
+                 << format("%.5f", R.Loss) << ", agreement "
+                 << format("%.4f", R.Accuracy) << "\n";
+      });
+  std::string Training;
+  raw_string_ostream TS(Training);
+  TS << "{\"tool\": \"irtk-train fit\", \"logs\": " << O.Logs.size()
+     << ", \"decisions\": " << D.rows() << ", \"epochs\": " << O.Train.Epochs
+     << ", \"hidden\": [";
+  ListSeparator LS(", ");
+  for (unsigned H : O.Train.Hidden)
+    TS << LS << H;
+  TS << "], \"seed\": " << O.Train.Seed
+     << ", \"training_agreement\": " << format("%.4f", accuracy(M, D)) << "}";
+  M.TrainingJSON = Training;
+  return irtk::support::writeOutputFile(O.Output, [&](raw_ostream &OS) {
+    M.write(OS);
+    return Error::success();
+  });
+}
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  return irtk::tools::runMain<TrainOptions>(ToolName,
+                                            parseCommandLine(Argc, Argv), run);
+}
