@@ -14,6 +14,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <map>
 
@@ -24,10 +25,15 @@ namespace irtk::advisors {
 static const char *const EmbeddingNames[] = {"callee_embedding",
                                              "caller_embedding"};
 
+std::string InlineTeacher::featureName() const {
+  return "teacher_thr" + std::to_string(Threshold);
+}
+
 /// LLVM's features (as MLInlineAdvisor hands them to its runner), then
 /// ours where missing.
-static std::vector<TensorSpec> withOurFeatures(std::vector<TensorSpec> Specs,
-                                               unsigned EmbeddingDim) {
+static std::vector<TensorSpec>
+withOurFeatures(std::vector<TensorSpec> Specs, unsigned EmbeddingDim,
+                ArrayRef<InlineTeacher> Teachers) {
   auto Has = [&](StringRef Name) {
     return llvm::any_of(Specs,
                         [&](const TensorSpec &S) { return S.name() == Name; });
@@ -38,11 +44,15 @@ static std::vector<TensorSpec> withOurFeatures(std::vector<TensorSpec> Specs,
     for (const char *Name : EmbeddingNames)
       Specs.push_back(TensorSpec::createSpec<float>(
           Name, {static_cast<int64_t>(EmbeddingDim)}));
+  for (const InlineTeacher &T : Teachers)
+    Specs.push_back(TensorSpec::createSpec<int64_t>(T.featureName(), {1}));
   return Specs;
 }
 
-std::vector<TensorSpec> inlineFeatures(unsigned EmbeddingDim) {
-  return withOurFeatures(MLInlineAdvisor::getInitialFeatureMap(), EmbeddingDim);
+std::vector<TensorSpec> inlineFeatures(unsigned EmbeddingDim,
+                                       ArrayRef<InlineTeacher> Teachers) {
+  return withOurFeatures(MLInlineAdvisor::getInitialFeatureMap(), EmbeddingDim,
+                         Teachers);
 }
 
 static std::optional<size_t> indexOf(const std::vector<TensorSpec> &Specs,
@@ -88,13 +98,15 @@ private:
 
 class IRTKInlineAdvisor : public MLInlineAdvisor {
 public:
-  IRTKInlineAdvisor(Module &M, ModuleAnalysisManager &MAM,
-                    std::function<std::unique_ptr<MLModelRunner>(
-                        const std::vector<TensorSpec> &)>
-                        GetRunner,
-                    std::function<bool(CallBase &)> GetDefault,
-                    std::optional<ir2vec::EmbeddingKind> Kind,
-                    const vocab::Vocabulary *Vocab)
+  IRTKInlineAdvisor(
+      Module &M, ModuleAnalysisManager &MAM,
+      std::function<
+          std::unique_ptr<MLModelRunner>(const std::vector<TensorSpec> &)>
+          GetRunner,
+      std::function<bool(CallBase &)> GetDefault,
+      std::optional<ir2vec::EmbeddingKind> Kind, const vocab::Vocabulary *Vocab,
+      std::vector<std::pair<std::string, std::function<bool(CallBase &)>>>
+          TeacherDecisions)
       : MLInlineAdvisor(M, MAM, std::move(GetRunner), std::move(GetDefault)),
         Kind(Kind), Vocab(Vocab) {
     if (!ModelRunner)
@@ -105,16 +117,27 @@ public:
       CalleeIndex = indexOf(Specs, EmbeddingNames[0]);
       CallerIndex = indexOf(Specs, EmbeddingNames[1]);
     }
+    for (auto &[Name, Decide] : TeacherDecisions)
+      if (std::optional<size_t> I = indexOf(Specs, Name))
+        Teachers.emplace_back(*I, std::move(Decide));
     runner().switchContext(M.getModuleIdentifier());
   }
 
   PolicyRunner &runner() { return *static_cast<PolicyRunner *>(&*ModelRunner); }
 
+  // The embeddings of the functions the inliner works on are dropped as it
+  // enters and leaves their SCC: function passes run on them right after,
+  // and may again when an SCC is revisited. Functions of other SCCs are not
+  // changed by the CGSCC walk in between (it goes bottom-up: their callers
+  // come later), so their embeddings stay, and each callee is embedded once
+  // per version rather than once per call site.
   void onPassEntry(LazyCallGraph::SCC *SCC) override {
     MLInlineAdvisor::onPassEntry(SCC);
-    // Function passes may have changed any function since the last time,
-    // as MLInlineAdvisor assumes for its own per-function features.
-    Embeddings.clear();
+    forget(SCC);
+  }
+  void onPassExit(LazyCallGraph::SCC *SCC) override {
+    MLInlineAdvisor::onPassExit(SCC);
+    forget(SCC);
   }
 
   void inlined(const IRTKInlineAdvice &A, bool CalleeDeleted, bool Observed) {
@@ -140,6 +163,8 @@ protected:
       setEmbedding(*CB.getCalledFunction(), *CalleeIndex);
       setEmbedding(*CB.getCaller(), *CallerIndex);
     }
+    for (auto &[Index, Decide] : Teachers)
+      *R.getTensor<int64_t>(Index) = Decide(CB);
     bool Decision = R.evaluate<int64_t>() != 0;
     return std::make_unique<IRTKInlineAdvice>(this, CB, ORE, Decision,
                                               /*Observed=*/true);
@@ -152,6 +177,15 @@ protected:
   }
 
 private:
+  void forget(LazyCallGraph::SCC *SCC) {
+    if (!SCC) {
+      Embeddings.clear();
+      return;
+    }
+    for (const LazyCallGraph::Node &N : *SCC)
+      Embeddings.erase(&N.getFunction());
+  }
+
   void setEmbedding(const Function &F, size_t Index) {
     auto [It, New] = Embeddings.try_emplace(&F);
     if (New) {
@@ -166,6 +200,8 @@ private:
   const vocab::Vocabulary *Vocab;
   size_t DefaultIndex = 0;
   std::optional<size_t> CalleeIndex, CallerIndex;
+  /// Each teacher's feature and its heuristic.
+  std::vector<std::pair<size_t, std::function<bool(CallBase &)>>> Teachers;
   /// Function embeddings as floats, as the features hold them.
   std::map<const Function *, std::vector<float>> Embeddings;
 };
@@ -201,6 +237,19 @@ defaultDecision(Module &M, FunctionAnalysisManager &FAM, InlineParams Params,
   };
 }
 
+/// MLInlineAdvisor stops asking once the module's IR has grown past
+/// -ml-advisor-size-increase-threshold times its size (2 by default), a
+/// guard against a runaway model. The stock heuristic and its teachers have
+/// no such guard: under the default policy it is lifted, unless the user set
+/// it, so that the decisions are exactly theirs.
+static void liftSizeGuard() {
+  auto &Opts = cl::getRegisteredOptions();
+  auto It = Opts.find("ml-advisor-size-increase-threshold");
+  if (It == Opts.end() || It->second->getNumOccurrences())
+    return;
+  static_cast<cl::opt<float> *>(It->second)->setValue(1e30f);
+}
+
 static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
                                     InlineParams Params, InlineContext IC) {
   auto Stock = [&] { return new DefaultInlineAdvisor(M, FAM, Params, IC); };
@@ -208,6 +257,8 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   if (!S || !S->MAM)
     return Stock();
   const InlineAdvisorOptions &Opts = S->Opts;
+  if (Opts.Policy.Kind == PolicyKind::Default)
+    liftSizeGuard();
 
   const vocab::Vocabulary *Vocab = nullptr;
   if (Opts.Embedding) {
@@ -219,11 +270,35 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   }
   unsigned Dim = Vocab ? Vocab->dimension() : 0;
 
+  // Each teacher: the stock heuristic as -inline-threshold=N sets it up.
+  std::vector<std::pair<std::string, std::function<bool(CallBase &)>>>
+      TeacherDecisions;
+  std::optional<std::string> Follow;
+  for (const InlineTeacher &T : Opts.Teachers) {
+    InlineParams P = Params;
+    P.DefaultThreshold = T.Threshold;
+    P.OptMinSizeThreshold.reset();
+    P.OptSizeThreshold.reset();
+    P.ColdThreshold.reset();
+    TeacherDecisions.emplace_back(T.featureName(),
+                                  defaultDecision(M, FAM, P, IC));
+    if (Opts.Follow == T.Threshold)
+      Follow = T.featureName();
+  }
+  if (Opts.Follow && !Follow) {
+    M.getContext().emitError("irtk: the default policy cannot follow "
+                             "threshold " +
+                             Twine(*Opts.Follow) + ": not a teacher");
+    return Stock();
+  }
+
   std::string RunnerError;
   auto GetRunner = [&](const std::vector<TensorSpec> &LLVMFeatures)
       -> std::unique_ptr<MLModelRunner> {
-    std::vector<TensorSpec> Inputs = withOurFeatures(LLVMFeatures, Dim);
-    size_t DefaultIndex = *indexOf(Inputs, DefaultDecisionName);
+    std::vector<TensorSpec> Inputs =
+        withOurFeatures(LLVMFeatures, Dim, Opts.Teachers);
+    size_t DefaultIndex =
+        *indexOf(Inputs, Follow ? StringRef(*Follow) : DefaultDecisionName);
     PolicySpec Spec{"inline", std::move(Inputs), InlineDecisionSpec,
                     DefaultIndex,
                     TensorSpec::createSpec<float>(RewardName, {1})};
@@ -237,9 +312,9 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
     RunnerError = toString(R.takeError());
     return cantFail(PolicyRunner::create(M.getContext(), Spec, {}));
   };
-  auto *A = new IRTKInlineAdvisor(M, *S->MAM, GetRunner,
-                                  defaultDecision(M, FAM, Params, IC),
-                                  Opts.Embedding, Vocab);
+  auto *A = new IRTKInlineAdvisor(
+      M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC),
+      Opts.Embedding, Vocab, std::move(TeacherDecisions));
   if (RunnerError.empty())
     return A;
   delete A;

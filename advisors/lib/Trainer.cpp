@@ -35,10 +35,13 @@ static Error datasetError(StringRef Name, const Twine &Msg) {
 }
 
 Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
-                   const DatasetOptions &Opts, double Weight) {
+                   const DatasetOptions &Opts, double Weight, StringRef Label) {
   std::optional<size_t> DecisionIdx = Log.featureIndex(Opts.Decision);
   if (!DecisionIdx)
     return datasetError(Name, "no decision feature '" + Opts.Decision + "'");
+  std::optional<size_t> LabelIdx = DecisionIdx;
+  if (!Label.empty() && !(LabelIdx = Log.featureIndex(Label)))
+    return datasetError(Name, "no label feature '" + Label + "'");
   if (D.Inputs.empty()) {
     D.Output = Opts.Output;
     D.Mask = Opts.Mask;
@@ -63,7 +66,8 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
       }
     } else {
       for (const TensorSpec &S : Log.features())
-        if (S.name() != Opts.Decision && !Excluded.contains(S.name()))
+        if (S.name() != Opts.Decision && !Excluded.contains(S.name()) &&
+            !StringRef(S.name()).starts_with("teacher_"))
           D.Inputs.push_back({S.name(), S.getElementCount()});
     }
     if (D.Inputs.empty())
@@ -92,7 +96,7 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
   }
 
   for (const TrainingLog::Observation &O : Log.observations()) {
-    double L = Log.value(O, *DecisionIdx);
+    double L = Log.value(O, *LabelIdx);
     int64_t Label = static_cast<int64_t>(L);
     if (D.Output == OutputKind::Logit ? (Label != 0 && Label != 1)
                                       : (Label < 0 || Label >= D.Choices))

@@ -47,7 +47,7 @@ static const char *const Usage =
     "relu|tanh]\n"
     "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
     "[--seed N]\n"
-    "                  [--balance] [--quiet]\n"
+    "                  [--label F] [--balance] [--quiet]\n"
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
     "FILE]\n";
 
@@ -58,6 +58,8 @@ struct TrainOptions {
   CommandKind Command = CommandKind::Dump;
   std::vector<std::string> Logs;
   std::vector<double> Weights;
+  /// Per log: the feature to learn as the label ("": the decision).
+  std::vector<std::string> Labels;
   std::string Output, Model, Advisor;
   bool Observations = false, Quiet = false;
   DatasetOptions Data;
@@ -91,8 +93,8 @@ static std::vector<std::string> splitList(StringRef S) {
   return Out;
 }
 
-/// Appends the logs listed in \p Path: "<log> [<weight>]" a line; blank
-/// lines and lines starting with '#' are skipped.
+/// Appends the logs listed in \p Path: "<log> [<weight> [<label>]]" a
+/// line; blank lines and lines starting with '#' are skipped.
 static std::string readLogList(StringRef Path, TrainOptions &O) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFileOrSTDIN(Path);
@@ -104,13 +106,20 @@ static std::string readLogList(StringRef Path, TrainOptions &O) {
     StringRef L = Lines[I].trim();
     if (L.empty() || L.starts_with("#"))
       continue;
-    auto [File, Rest] = L.split(' ');
+    SmallVector<StringRef> Fields;
+    L.split(Fields, ' ', -1, /*KeepEmpty=*/false);
     double W = 1.0;
-    Rest = Rest.trim();
-    if (!Rest.empty() && (Rest.getAsDouble(W) || !std::isfinite(W) || W < 0))
-      return (Path + ":" + Twine(I + 1) + ": bad weight '" + Rest + "'").str();
-    O.Logs.push_back(File.str());
+    if (Fields.size() > 3)
+      return (Path + ":" + Twine(I + 1) +
+              ": expected '<log> [<weight> [<label>]]'")
+          .str();
+    if (Fields.size() > 1 &&
+        (Fields[1].getAsDouble(W) || !std::isfinite(W) || W < 0))
+      return (Path + ":" + Twine(I + 1) + ": bad weight '" + Fields[1] + "'")
+          .str();
+    O.Logs.push_back(Fields[0].str());
     O.Weights.push_back(W);
+    O.Labels.push_back(Fields.size() > 2 ? Fields[2].str() : "");
   }
   return "";
 }
@@ -129,7 +138,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
               O.Command))
     return *R;
 
-  std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu";
+  std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
   std::string Epochs, BatchSize, Seed;
   bool NoEmbeddings = false;
   std::vector<std::string> Files;
@@ -147,6 +156,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "Features not to learn from (fit)")
     ("include", po::value<std::string>(&Include),
      "The only features to learn from (fit)")
+    ("label", po::value<std::string>(&Label),
+     "Learn this feature (a teacher's decision) rather than the decision, "
+     "for the logs on the command line")
     ("no-embeddings", po::bool_switch(&NoEmbeddings),
      "Exclude callee_embedding and caller_embedding (fit)")
     ("hidden", po::value<std::string>(&Hidden),
@@ -177,6 +189,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   for (const std::string &F : Files) {
     O.Logs.push_back(F);
     O.Weights.push_back(1.0);
+    O.Labels.push_back(Label);
   }
   if (!LogsFrom.empty())
     if (std::string Msg = readLogList(LogsFrom, O); !Msg.empty())
@@ -311,7 +324,8 @@ static Error run(const TrainOptions &O) {
     Expected<TrainingLog> L = TrainingLog::load(O.Logs[I]);
     if (!L)
       return L.takeError();
-    if (Error E = addToDataset(D, *L, O.Logs[I], DOpts, O.Weights[I]))
+    if (Error E =
+            addToDataset(D, *L, O.Logs[I], DOpts, O.Weights[I], O.Labels[I]))
       return E;
   }
   if (D.rows() == 0)

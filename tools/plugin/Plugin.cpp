@@ -175,6 +175,18 @@ static cl::opt<std::string>
               cl::desc("Write every decision to this training log (LLVM's "
                        "format)"),
               cl::value_desc("file"), cl::cat(InlineCategory));
+static cl::list<int> InlineTeachers(
+    "irtk-inline-teachers", cl::CommaSeparated,
+    cl::desc("Also log the decision of the stock heuristic under each of "
+             "these -inline-threshold values (teacher_thr<N> features), for "
+             "training by imitation of several baselines"),
+    cl::value_desc("N,..."), cl::cat(InlineCategory));
+static cl::opt<int> InlineFollow(
+    "irtk-inline-follow",
+    cl::desc("With the default policy, decide as the teacher of this "
+             "threshold does (one of -irtk-inline-teachers)"),
+    cl::value_desc("N"), cl::cat(InlineCategory));
+
 /// The embedding features: none, or a kind of IR2Vec embedding.
 enum class InlineEmbeddingKind { None, Symbolic, FlowAware };
 static cl::opt<InlineEmbeddingKind> InlineEmbedding(
@@ -250,6 +262,10 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
   O.Policy.LogPath = InlineLog;
   O.Policy.OptionPrefix = "-irtk-inline-";
   O.Vocab = ir2vecOptions().Vocab;
+  for (int T : InlineTeachers)
+    O.Teachers.push_back({T});
+  if (InlineFollow.getNumOccurrences())
+    O.Follow = InlineFollow;
   switch (InlineEmbedding) {
   case InlineEmbeddingKind::None:
     O.Embedding.reset();

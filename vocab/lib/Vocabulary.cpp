@@ -9,8 +9,9 @@
 /// \file
 /// Loading and validation of vocabulary JSON. The JSON is parsed with
 /// llvm::json, the parser upstream uses, so that what one accepts the other
-/// does; the checks on top are stricter than upstream's and all of them name
-/// the file, section and entry at fault.
+/// does (a fast reader takes the common shape first and leaves anything else
+/// to it); the checks on top are stricter than upstream's and all of them
+/// name the file, section and entry at fault.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -20,11 +21,14 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cassert>
+#include <charconv>
 #include <cmath>
 
 using namespace llvm;
@@ -44,6 +48,35 @@ struct ParsedSection {
 };
 } // namespace
 
+/// A section's entries as the file lists them.
+using RawEntries = std::vector<std::pair<std::string, std::vector<double>>>;
+
+/// The checks every section gets, however it was read: not empty, entries
+/// sorted by key, one dimension (upstream takes it from the
+/// lexicographically first entry), not zero.
+static Expected<ParsedSection> checkSection(RawEntries Entries, StringRef Key,
+                                            unsigned Index, StringRef Name) {
+  if (Entries.empty())
+    return vocabError(Name, "section '" + Key + "' is empty");
+  ParsedSection S;
+  S.Index = Index;
+  S.Entries = std::move(Entries);
+  llvm::sort(S.Entries,
+             [](const auto &A, const auto &B) { return A.first < B.first; });
+  const auto &[FirstKey, FirstVec] = S.Entries.front();
+  if (FirstVec.empty())
+    return vocabError(Name, "section '" + Key + "', entry '" + FirstKey +
+                                "': zero dimension");
+  S.Dim = FirstVec.size();
+  for (const auto &[EntryKey, Vec] : S.Entries)
+    if (Vec.size() != S.Dim)
+      return vocabError(Name, "section '" + Key + "', entry '" + EntryKey +
+                                  "': dimension " + Twine(Vec.size()) +
+                                  " differs from " + Twine(S.Dim) +
+                                  " of entry '" + FirstKey + "'");
+  return S;
+}
+
 static Expected<ParsedSection> parseSection(const json::Object &Root,
                                             const Layout &L, unsigned Index,
                                             StringRef Name) {
@@ -57,14 +90,13 @@ static Expected<ParsedSection> parseSection(const json::Object &Root,
   if (O->empty())
     return vocabError(Name, "section '" + Key + "' is empty");
 
-  ParsedSection S;
-  S.Index = Index;
+  RawEntries Entries;
   for (const auto &KV : *O)
-    S.Entries.emplace_back(KV.first.str(), std::vector<double>());
-  llvm::sort(S.Entries,
+    Entries.emplace_back(KV.first.str(), std::vector<double>());
+  llvm::sort(Entries,
              [](const auto &A, const auto &B) { return A.first < B.first; });
 
-  for (auto &Entry : S.Entries) {
+  for (auto &Entry : Entries) {
     const std::string &EntryKey = Entry.first;
     std::vector<double> &Vec = Entry.second;
     const json::Array *A = O->get(EntryKey)->getAsArray();
@@ -86,21 +118,158 @@ static Expected<ParsedSection> parseSection(const json::Object &Root,
       Vec.push_back(*D);
     }
   }
-
-  // Upstream takes the dimension from the lexicographically first entry.
-  const auto &[FirstKey, FirstVec] = S.Entries.front();
-  if (FirstVec.empty())
-    return vocabError(Name, "section '" + Key + "', entry '" + FirstKey +
-                                "': zero dimension");
-  S.Dim = FirstVec.size();
-  for (const auto &[EntryKey, Vec] : S.Entries)
-    if (Vec.size() != S.Dim)
-      return vocabError(Name, "section '" + Key + "', entry '" + EntryKey +
-                                  "': dimension " + Twine(Vec.size()) +
-                                  " differs from " + Twine(S.Dim) +
-                                  " of entry '" + FirstKey + "'");
-  return S;
+  return checkSection(std::move(Entries), Key, Index, Name);
 }
+
+namespace {
+/// Reads the shape nearly every vocabulary has, {"Section": {"key": [numbers],
+/// ...}, ...}, without building JSON values: several times faster than
+/// llvm::json::parse, which matters where a vocabulary is loaded per
+/// compilation (the plugin in clang). It gives up (std::nullopt) on anything
+/// it is not sure to read exactly as parseJSON + parseSection would:
+/// escapes, duplicate keys, other value types, numbers out of range or
+/// written as -0, invalid UTF-8; the slow path then reads the file and
+/// reports any problem.
+class FastReader {
+public:
+  explicit FastReader(StringRef Text)
+      : P(Text.begin()), End(Text.end()), Text(Text) {}
+
+  std::optional<StringMap<RawEntries>> read() {
+    if (!json::isUTF8(Text))
+      return std::nullopt;
+    StringMap<RawEntries> Sections;
+    if (!consume('{'))
+      return std::nullopt;
+    if (consume('}'))
+      return finish(std::move(Sections));
+    do {
+      std::optional<StringRef> Key = key();
+      if (!Key || !consume(':') || Sections.count(*Key))
+        return std::nullopt;
+      RawEntries &Entries = Sections[*Key];
+      if (!section(Entries))
+        return std::nullopt;
+    } while (consume(','));
+    if (!consume('}'))
+      return std::nullopt;
+    return finish(std::move(Sections));
+  }
+
+private:
+  std::optional<StringMap<RawEntries>> finish(StringMap<RawEntries> S) {
+    skipSpace();
+    if (P != End)
+      return std::nullopt;
+    return S;
+  }
+
+  void skipSpace() {
+    while (P != End && (*P == ' ' || *P == '\n' || *P == '\t' || *P == '\r'))
+      ++P;
+  }
+
+  bool consume(char C) {
+    skipSpace();
+    if (P == End || *P != C)
+      return false;
+    ++P;
+    return true;
+  }
+
+  /// A string without escapes or control characters.
+  std::optional<StringRef> key() {
+    if (!consume('"'))
+      return std::nullopt;
+    const char *Start = P;
+    while (P != End && *P != '"') {
+      if (*P == '\\' || static_cast<unsigned char>(*P) < 0x20)
+        return std::nullopt;
+      ++P;
+    }
+    if (P == End)
+      return std::nullopt;
+    StringRef K(Start, P - Start);
+    ++P;
+    return K;
+  }
+
+  bool section(RawEntries &Entries) {
+    if (!consume('{'))
+      return false;
+    if (consume('}'))
+      return true;
+    StringSet<> Seen;
+    do {
+      std::optional<StringRef> Key = key();
+      if (!Key || !consume(':') || !Seen.insert(*Key).second)
+        return false;
+      Entries.emplace_back(Key->str(), std::vector<double>());
+      if (!numbers(Entries.back().second))
+        return false;
+    } while (consume(','));
+    return consume('}');
+  }
+
+  bool numbers(std::vector<double> &Out) {
+    if (!consume('['))
+      return false;
+    if (consume(']'))
+      return true;
+    do {
+      skipSpace();
+      double D;
+      if (!number(D))
+        return false;
+      Out.push_back(D);
+    } while (consume(','));
+    return consume(']');
+  }
+
+  /// A number in JSON's grammar, read with correct rounding.
+  bool number(double &D) {
+    const char *Start = P;
+    if (P != End && *P == '-')
+      ++P;
+    if (P == End || !isDigit(*P))
+      return false;
+    bool Integer = true;
+    if (*P == '0')
+      ++P;
+    else
+      while (P != End && isDigit(*P))
+        ++P;
+    if (P != End && *P == '.') {
+      Integer = false;
+      ++P;
+      if (P == End || !isDigit(*P))
+        return false;
+      while (P != End && isDigit(*P))
+        ++P;
+    }
+    if (P != End && (*P == 'e' || *P == 'E')) {
+      Integer = false;
+      ++P;
+      if (P != End && (*P == '+' || *P == '-'))
+        ++P;
+      if (P == End || !isDigit(*P))
+        return false;
+      while (P != End && isDigit(*P))
+        ++P;
+    }
+    // llvm::json keeps "-0" as the integer 0, which reads back as +0.0.
+    if (Integer && StringRef(Start, P - Start) == "-0")
+      return false;
+    auto [Ptr, Err] = std::from_chars(Start, P, D);
+    return Err == std::errc() && Ptr == P && std::isfinite(D);
+  }
+
+  static bool isDigit(char C) { return C >= '0' && C <= '9'; }
+
+  const char *P, *End;
+  StringRef Text;
+};
+} // namespace
 
 /// The weights of \p L's sections: \p W, or all 1 when \p W is empty.
 static SectionWeights completeWeights(const Layout &L,
@@ -113,19 +282,32 @@ static SectionWeights completeWeights(const Layout &L,
 Expected<Vocabulary> Vocabulary::loadFromBuffer(StringRef Text, StringRef Name,
                                                 std::shared_ptr<const Layout> L,
                                                 const SectionWeights &W) {
-  Expected<json::Value> Root = support::parseJSON(Text, Name);
-  if (!Root)
-    return Root.takeError();
-  const json::Object *RootObj = Root->getAsObject();
-  if (!RootObj)
-    return vocabError(Name, "JSON root is not an object");
-
   std::vector<ParsedSection> Sections;
-  for (unsigned I = 0; I < L->numSections(); ++I) {
-    Expected<ParsedSection> S = parseSection(*RootObj, *L, I, Name);
-    if (!S)
-      return S.takeError();
-    Sections.push_back(std::move(*S));
+  if (std::optional<StringMap<RawEntries>> Raw = FastReader(Text).read()) {
+    for (unsigned I = 0; I < L->numSections(); ++I) {
+      StringRef Key = L->sectionName(I);
+      auto It = Raw->find(Key);
+      if (It == Raw->end())
+        return vocabError(Name, "missing '" + Key + "' section");
+      Expected<ParsedSection> S =
+          checkSection(std::move(It->second), Key, I, Name);
+      if (!S)
+        return S.takeError();
+      Sections.push_back(std::move(*S));
+    }
+  } else {
+    Expected<json::Value> Root = support::parseJSON(Text, Name);
+    if (!Root)
+      return Root.takeError();
+    const json::Object *RootObj = Root->getAsObject();
+    if (!RootObj)
+      return vocabError(Name, "JSON root is not an object");
+    for (unsigned I = 0; I < L->numSections(); ++I) {
+      Expected<ParsedSection> S = parseSection(*RootObj, *L, I, Name);
+      if (!S)
+        return S.takeError();
+      Sections.push_back(std::move(*S));
+    }
   }
   for (const ParsedSection &S : Sections)
     if (S.Dim != Sections.front().Dim)

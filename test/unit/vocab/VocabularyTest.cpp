@@ -15,6 +15,10 @@
 #include "irtk/ir2vec/Entities.h"
 #include "irtk/vocab/Validation.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
 #include "../TestHelpers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -343,6 +347,56 @@ TEST(LayoutTest, CompareNeedsOneLayout) {
   IRTK_ASSERT_OK(B);
   EXPECT_EQ(toString(compareVocabularies(*A, *B, "a", "b").takeError()),
             "cannot compare a (tiny) with b (LLVM 22)");
+}
+
+} // namespace
+
+namespace {
+
+/// The fast reader and llvm::json give bit-identical vocabularies: the same
+/// file is read once as is (fast) and once with a top-level member the fast
+/// reader leaves to llvm::json (a number where it expects a section).
+TEST(VocabularyTest, FastAndFullReadersAgree) {
+  for (const char *File : {"/ids2d.json", "/partial3d.json"}) {
+    auto Buf = MemoryBuffer::getFile(std::string(IRTK_TEST_INPUTS) + File);
+    ASSERT_TRUE(!!Buf) << File;
+    std::string Text = (*Buf)->getBuffer().str();
+    std::string Slow = Text;
+    Slow.insert(Slow.find('{') + 1, "\"zz\": 1, ");
+    Expected<Vocabulary> A = loadIR(Text, "fast.json");
+    Expected<Vocabulary> B = loadIR(Slow, "slow.json");
+    ASSERT_TRUE(!!A) << toString(A.takeError());
+    ASSERT_TRUE(!!B) << toString(B.takeError());
+    ASSERT_EQ(A->dimension(), B->dimension());
+    for (EntityId Id = 0; Id < NumEntities; ++Id)
+      for (unsigned I = 0; I < A->dimension(); ++I)
+        EXPECT_EQ(A->data(Id)[I], B->data(Id)[I]) << File << " entity " << Id;
+  }
+}
+
+/// Numbers in every JSON form, including those the fast reader passes on
+/// ("-0", exponents, integers), read as llvm::json reads them.
+TEST(VocabularyTest, NumberFormsReadAsLLVMJSONReadsThem) {
+  auto Vocab = [](StringRef Elems) {
+    return ("{\"Opcodes\": {\"Ret\": [" + Elems +
+            "]}, \"Types\": {\"VoidTy\": [" + Elems +
+            "]}, \"Arguments\": {\"Constant\": [" + Elems + "]}}")
+        .str();
+  };
+  std::string Fast = Vocab("1, -0.5, 2e1, 1E-2, 0, 12345678901234567890");
+  std::string Slow = Fast;
+  Slow.insert(1, "\"zz\": 1, ");
+  Expected<Vocabulary> A = loadIR(Fast, "f.json");
+  Expected<Vocabulary> B = loadIR(Slow, "s.json");
+  ASSERT_TRUE(!!A && !!B);
+  EntityId Ret = *irLayout()->lookup(0, "Ret");
+  for (unsigned I = 0; I < 6; ++I)
+    EXPECT_EQ(A->data(Ret)[I], B->data(Ret)[I]) << I;
+  EXPECT_EQ(A->data(Ret)[2], 20.0);
+  // -0 is the integer 0 to llvm::json: +0.0, whichever reader.
+  Expected<Vocabulary> Z = loadIR(Vocab("-0"), "z.json");
+  ASSERT_TRUE(!!Z);
+  EXPECT_FALSE(std::signbit(Z->data(Ret)[0]));
 }
 
 } // namespace

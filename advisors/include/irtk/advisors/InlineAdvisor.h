@@ -27,6 +27,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -35,8 +36,23 @@ class PassBuilder;
 
 namespace irtk::advisors {
 
+/// A baseline heuristic whose decision is logged next to the features: the
+/// stock heuristic with the threshold of -inline-threshold=<Threshold>
+/// (which, unlike -Oz's, no minsize or optsize threshold lowers). Its
+/// feature is teacher_thr<Threshold> (teacher_thr-100000 for -100000).
+/// Teachers make data for imitating several baselines: the features stay
+/// those of the user's own pipeline whichever baseline decides.
+struct InlineTeacher {
+  int Threshold = 0;
+  std::string featureName() const;
+};
+
 struct InlineAdvisorOptions {
   PolicyOptions Policy;
+  std::vector<InlineTeacher> Teachers;
+  /// The default policy follows this teacher (one of Teachers) rather than
+  /// the stock heuristic.
+  std::optional<int> Follow;
   /// The kind of the embedding features; none: no embedding features.
   std::optional<ir2vec::EmbeddingKind> Embedding =
       ir2vec::EmbeddingKind::Symbolic;
@@ -45,8 +61,11 @@ struct InlineAdvisorOptions {
 
 /// The inline advisor's features, in buffer order, for embeddings of
 /// \p EmbeddingDim dimensions (0: none): LLVM's feature map, then
-/// inlining_default, then callee_embedding and caller_embedding.
-std::vector<llvm::TensorSpec> inlineFeatures(unsigned EmbeddingDim);
+/// inlining_default, then callee_embedding and caller_embedding, then the
+/// teachers' decisions.
+std::vector<llvm::TensorSpec>
+inlineFeatures(unsigned EmbeddingDim,
+               llvm::ArrayRef<InlineTeacher> Teachers = {});
 
 /// Makes every inliner that asks the module analysis manager for an advisor
 /// (inliner-wrapper, module-inline, the default<O*> pipelines; a bare

@@ -57,19 +57,23 @@ struct Dataset {
 struct DatasetOptions {
   /// The decision feature (the label).
   std::string Decision;
-  /// Inputs: every logged feature but the decision and the excluded ones,
-  /// or exactly these when not empty.
+  /// Inputs: every logged feature but the decision, the teachers'
+  /// decisions (teacher_*) and the excluded ones, or exactly these when not
+  /// empty.
   std::vector<std::string> Include, Exclude;
   OutputKind Output = OutputKind::Logit;
   /// ArgMax: the mask feature (its size is the number of choices).
   std::string Mask;
 };
 
-/// Appends \p Log's observations, each with weight \p Weight. Every log
-/// must have the features the first one added chose; errors name \p Name.
+/// Appends \p Log's observations, each with weight \p Weight, labelled
+/// with the feature \p Label (the decision when empty: imitation of the
+/// policy that wrote the log; a teacher's, to imitate that teacher in the
+/// states the log visited). Every log must have the features the first one
+/// added chose; errors name \p Name.
 llvm::Error addToDataset(Dataset &D, const TrainingLog &Log,
                          llvm::StringRef Name, const DatasetOptions &Opts,
-                         double Weight = 1.0);
+                         double Weight = 1.0, llvm::StringRef Label = "");
 
 struct TrainerOptions {
   std::vector<unsigned> Hidden = {64, 32};

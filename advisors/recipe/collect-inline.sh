@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+#===- collect-inline.sh - Sizes and training logs of inlining policies ----===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+#===------------------------------------------------------------------------===#
+#
+# Usage: advisors/recipe/collect-inline.sh --corpus DIR --out DIR --runs LIST
+#            [--plugin SO] [--sample K] [--jobs N] [--teachers LIST]
+#            [--embedding KIND] [--vocab FILE]
+#
+# Compiles every module of an MLGO corpus of pre-optimisation bitcode (the
+# inline-train / inline-heldout splits of vocab/recipe/build-corpus.sh) as a
+# user's `clang-22 -Oz -c module.bc` would, with irtk's inline advisor in
+# the plugin, once per run of --runs (comma-separated):
+#
+#   Oz          the default policy: stock -Oz decisions
+#   thr<N>      the default policy following the teacher of threshold N
+#               (-irtk-inline-follow=N: the stock heuristic as
+#               -inline-threshold=N sets it up); N must be in --teachers
+#   <name>=<model.json>
+#               the model policy with that model
+#
+# Every run logs every decision with all the teachers' decisions
+# (-irtk-inline-teachers, default -100000,0,5,25,50,100,225; threshold 5 is
+# -Oz's own) and records, per (run, module):
+#
+#   <out>/<run>/<module>.log   the training log (LLVM's format)
+#   <out>/<run>/<module>.txt   tab-separated: status ok|failed, run, flags,
+#                              text <bytes of the .text* sections>,
+#                              function 0x<hex size> <name> per defined function
+#
+# --sample K keeps every K-th module in name order (default 1: all). A rerun
+# skips every (run, module) already recorded with the same flags, so an
+# interrupted collection resumes; a failed compile is recorded and never
+# stops the others. Runs in parallel (--jobs, default the number of cores).
+# advisors/recipe/train-inline.py reads <out>.
+#
+#===------------------------------------------------------------------------===#
+
+set -euo pipefail
+RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$RECIPE_DIR/../.." && pwd)
+CLANG=${CLANG:-clang-22}
+LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
+CORPUS= OUT= RUNS= SAMPLE=1 JOBS=$(nproc) EMBEDDING=symbolic VOCAB=
+TEACHERS=-100000,0,5,25,50,100,225
+PLUGIN=$ROOT/build/lib/IRTKPlugin.so
+usage() { echo "$0: $*; see the header for usage" >&2; exit 2; }
+while (($#)); do
+  case $1 in
+  --corpus) CORPUS=$2; shift 2 ;;
+  --out) OUT=$2; shift 2 ;;
+  --runs) RUNS=$2; shift 2 ;;
+  --plugin) PLUGIN=$2; shift 2 ;;
+  --sample) SAMPLE=$2; shift 2 ;;
+  --jobs) JOBS=$2; shift 2 ;;
+  --teachers) TEACHERS=$2; shift 2 ;;
+  --embedding) EMBEDDING=$2; shift 2 ;;
+  --vocab) VOCAB=$2; shift 2 ;;
+  *) usage "unknown argument '$1'" ;;
+  esac
+done
+[[ -n $CORPUS && -n $OUT && -n $RUNS ]] || usage "--corpus, --out and --runs are required"
+[[ -s $CORPUS/corpus_description.json ]] || { echo "$0: $CORPUS: no corpus_description.json" >&2; exit 1; }
+[[ -f $PLUGIN ]] || { echo "$0: $PLUGIN: no plugin; build it first" >&2; exit 1; }
+[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || usage "--sample wants a positive number"
+mkdir -p "$OUT"
+
+# The flags of each run, checked before anything is compiled.
+declare -A FLAGS
+IFS=, read -ra RUN_LIST <<<"$RUNS"
+BASE="-fpass-plugin=$PLUGIN -mllvm -irtk-inline-teachers=$TEACHERS -mllvm -irtk-inline-embedding=$EMBEDDING"
+[[ -n $VOCAB ]] && BASE="$BASE -mllvm -irtk-vocab-path=$VOCAB"
+for R in "${RUN_LIST[@]}"; do
+  case $R in
+  Oz) FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default" ;;
+  thr*)
+    N=${R#thr}
+    [[ ,$TEACHERS, == *,$N,* ]] || usage "run $R: $N is not in --teachers"
+    FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow=$N" ;;
+  *=*)
+    M=${R#*=}
+    [[ -s $M ]] || usage "run $R: no model file '$M'"
+    R=${R%%=*}
+    FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=model -mllvm -irtk-inline-model=$(realpath "$M")" ;;
+  *) usage "unknown run '$R'" ;;
+  esac
+done
+
+/usr/bin/python3 - "$CORPUS" "$SAMPLE" >"$OUT/modules.list" <<'EOF'
+import json, sys
+corpus, k = sys.argv[1], int(sys.argv[2])
+mods = sorted(json.load(open(f"{corpus}/corpus_description.json"))["modules"])
+print("\n".join(mods[::k]))
+EOF
+
+compile_one() { # run flags module
+  local R=$1 F=$2 M=$3
+  local TXT=$OUT/$R/$M.txt
+  if [[ -s $TXT ]] && grep -qxF "flags	$F" "$TXT"; then
+    return 0
+  fi
+  mkdir -p "$(dirname "$TXT")"
+  local T
+  T=$(mktemp -d)
+  # shellcheck disable=SC2086
+  if timeout 900 "$CLANG" -Oz -c "$CORPUS/$M.bc" -o "$T/m.o" $F \
+    -mllvm "-irtk-inline-log=$T/m.log" 2>"$T/err"; then
+    {
+      printf 'status\tok\nrun\t%s\nflags\t%s\n' "$R" "$F"
+      "$LLVM_BIN/llvm-size" -A "$T/m.o" |
+        awk '$1 ~ /^\.text/ {s += $2} END {printf "text\t%d\n", s}'
+      "$LLVM_BIN/llvm-nm" -S --defined-only "$T/m.o" |
+        awk 'NF == 4 && ($3 == "t" || $3 == "T") {printf "function\t0x%s\t%s\n", $2, $4}'
+    } >"$T/txt"
+    mv "$T/m.log" "$OUT/$R/$M.log"
+    mv "$T/txt" "$TXT"
+  else
+    { printf 'status\tfailed\nrun\t%s\nflags\t%s\n' "$R" "$F"; head -5 "$T/err"; } >"$TXT"
+  fi
+  rm -rf "$T"
+}
+export -f compile_one
+export OUT CORPUS CLANG LLVM_BIN
+
+N=$(wc -l <"$OUT/modules.list")
+echo "[collect-inline $(date +%T)] ${#RUN_LIST[@]} runs x $N modules, $JOBS jobs" >&2
+# Module by module, so that an interrupted collection has whole rows.
+while read -r M; do
+  for R in "${RUN_LIST[@]}"; do
+    NAME=${R%%=*}
+    printf '%s\0%s\0%s\0' "$NAME" "${FLAGS[$NAME]}" "$M"
+  done
+done <"$OUT/modules.list" | xargs -0 -n 3 -P "$JOBS" bash -c 'compile_one "$0" "$1" "$2"'
+FAILED=$(grep -l -x 'status	failed' -r "$OUT" --include='*.txt' | wc -l || true)
+echo "[collect-inline $(date +%T)] done; $FAILED failed compiles" >&2

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+# ===- train-inline.py - Imitate the best inlining baseline per module ----===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===----------------------------------------------------------------------===#
+"""Train the inline advisor's model by imitating, per module, the best of
+several baseline policies (Offline Imitation Learning from Multiple
+Baselines), with the learned policies' own runs as extra states (DAgger).
+
+Reads what advisors/recipe/collect-inline.sh wrote (<data>/<run>/<module>.txt
+and .log). For each module, the teacher is the baseline run (--baselines)
+with the smallest .text; ties go to the earlier run in --baselines. The
+training examples are the decisions logged by the runs of --states in that
+module, each labelled with what the teacher decides in that state: the
+teacher's logged decision feature (teacher_thr<N> for run thr<N>,
+inlining_default for Oz). The model is trained by irtk-train fit.
+
+  train-inline.py --data DIR --out model.json \\
+      --baselines Oz,thr-100000,thr0,thr25,thr50,thr100,thr225 \\
+      [--states best,v1,...] [--irtk-train PATH] [-- <irtk-train fit options>]
+
+--states: "best" is the teacher's own run (pure imitation); other names are
+runs (a learned policy's) whose states are relabelled by the teacher.
+Writes <out> and <out>.list (the irtk-train --logs-from file), and prints
+the teacher counts.
+"""
+
+import argparse
+import collections
+import os
+import subprocess
+import sys
+
+
+def read_result(path):
+    """status, text size and functions of one collect-inline result."""
+    status, text = None, None
+    with open(path) as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition("\t")
+            if key == "status":
+                status = value
+            elif key == "text":
+                text = int(value)
+    return status, text
+
+
+def label_of(run):
+    if run == "Oz":
+        return "inlining_default"
+    if run.startswith("thr"):
+        return "teacher_" + run
+    return ""  # a learned policy: its own decisions
+
+
+def modules_of(data, run):
+    base = os.path.join(data, run)
+    out = []
+    for root, _, files in os.walk(base):
+        for name in files:
+            if name.endswith(".txt"):
+                rel = os.path.relpath(os.path.join(root, name), base)
+                out.append(rel[: -len(".txt")])
+    return sorted(out)
+
+
+def sizes(data, runs):
+    """{module: {run: text}} for modules every run compiled."""
+    table = collections.defaultdict(dict)
+    for run in runs:
+        for m in modules_of(data, run):
+            status, text = read_result(os.path.join(data, run, m + ".txt"))
+            if status == "ok" and text is not None:
+                table[m][run] = text
+    return {m: r for m, r in table.items() if all(x in r for x in runs)}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--baselines", required=True)
+    p.add_argument("--states", default="best")
+    p.add_argument("--irtk-train", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
+        "bin", "irtk-train"))
+    p.add_argument("fit", nargs=argparse.REMAINDER,
+                   help="-- then options for irtk-train fit")
+    a = p.parse_args()
+    baselines = a.baselines.split(",")
+    states = a.states.split(",")
+    extra = [s for s in states if s != "best"]
+    table = sizes(a.data, baselines + extra)
+    if not table:
+        sys.exit(f"{a.data}: no module compiled by every run of "
+                 f"{baselines + extra}")
+    teachers = collections.Counter()
+    lines = []
+    for m in sorted(table):
+        best = min(baselines, key=lambda r: (table[m][r], baselines.index(r)))
+        teachers[best] += 1
+        label = label_of(best)
+        for s in states:
+            run = best if s == "best" else s
+            log = os.path.join(a.data, run, m + ".log")
+            if not os.path.exists(log):
+                continue
+            lines.append(f"{log} 1 {label}" if label else f"{log} 1")
+    with open(a.out + ".list", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    total_oz = sum(r["Oz"] for r in table.values()) if "Oz" in baselines \
+        else None
+    oracle = sum(min(r[b] for b in baselines) for r in table.values())
+    print(f"{len(table)} modules; teacher per module: "
+          + ", ".join(f"{r} {n}" for r, n in teachers.most_common()))
+    if total_oz:
+        print(f"oracle over the baselines: {oracle} bytes, "
+              f"{100 * (oracle / total_oz - 1):+.2f}% vs Oz")
+    fit = [x for x in a.fit if x != "--"]
+    cmd = [a.irtk_train, "fit", "--advisor", "inline", "-o", a.out,
+           "--logs-from", a.out + ".list"] + fit
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.call(cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+#===- inline-overhead.sh - Compile-time cost of the inline advisor --------===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+#===------------------------------------------------------------------------===#
+#
+# Usage: bench/inline-overhead.sh --corpus DIR --out DIR [--sample N]
+#            [--model FILE] [--configs LIST] [--jobs N] [--plugin SO]
+#
+# Counts the instructions clang-22 executes to compile modules of an MLGO
+# corpus of pre-optimisation bitcode (vocab/recipe/build-corpus.sh's
+# inline-train / inline-heldout splits) to objects, stock and with the
+# inline advisor, with `valgrind --tool=callgrind` (deterministic whatever
+# else the machine runs; wall-clock time on a shared machine is not). The
+# configurations (--configs, comma-separated; default all):
+#
+#   Oz-stock      clang-22 -Oz -c m.bc
+#   Oz-default    ... -fpass-plugin -irtk-inline-policy=default
+#                     -irtk-inline-log=<tmp> (logging, symbolic embeddings)
+#   Oz-noemb      the same with -irtk-inline-embedding=none
+#   Oz-model      ... -irtk-inline-policy=model -irtk-inline-model=<--model>
+#   O2-stock, O2-default, O2-model   the same at -O2
+#
+# The sample is every k-th module of the corpus in name order, k chosen to
+# give --sample modules (default 24). Results: <out>/<config>/<module>.count
+# (one number), reused by a rerun (resumable; delete <out> to start over);
+# the table of totals and ratios against stock goes to standard output and
+# <out>/summary.md.
+#
+#===------------------------------------------------------------------------===#
+
+set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$BENCH_DIR")
+CLANG=${CLANG:-clang-22}
+CORPUS= OUT= SAMPLE=24 MODEL= JOBS=2
+CONFIGS=Oz-stock,Oz-default,Oz-noemb,Oz-model,O2-stock,O2-default,O2-model
+PLUGIN=$ROOT/build/lib/IRTKPlugin.so
+while (($#)); do
+  case $1 in
+  --corpus) CORPUS=$2; shift 2 ;;
+  --out) OUT=$2; shift 2 ;;
+  --sample) SAMPLE=$2; shift 2 ;;
+  --model) MODEL=$2; shift 2 ;;
+  --configs) CONFIGS=$2; shift 2 ;;
+  --jobs) JOBS=$2; shift 2 ;;
+  --plugin) PLUGIN=$2; shift 2 ;;
+  *) echo "usage: see the header of $0" >&2; exit 2 ;;
+  esac
+done
+[[ -n $CORPUS && -n $OUT ]] || { echo "$0: --corpus and --out are required" >&2; exit 2; }
+[[ -s $CORPUS/corpus_description.json ]] || { echo "$0: $CORPUS: no corpus_description.json" >&2; exit 1; }
+[[ -f $PLUGIN ]] || { echo "$0: $PLUGIN: no plugin (build it first)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "$0: valgrind is needed" >&2; exit 1; }
+if [[ ,$CONFIGS, == *-model,* && ! -s $MODEL ]]; then
+  echo "$0: the -model configurations need --model FILE" >&2
+  exit 2
+fi
+mkdir -p "$OUT"
+
+# The sample: every k-th module in name order.
+/usr/bin/python3 - "$CORPUS" "$SAMPLE" >"$OUT/sample.list" <<'EOF'
+import json, sys
+corpus, n = sys.argv[1], int(sys.argv[2])
+mods = sorted(json.load(open(f"{corpus}/corpus_description.json"))["modules"])
+k = max(1, len(mods) // n)
+print("\n".join(mods[::k][:n]))
+EOF
+
+flags_of() { # config
+  local P="-fpass-plugin=$PLUGIN -mllvm -irtk-inline-policy"
+  case $1 in
+  *-stock) echo "" ;;
+  *-default) echo "$P=default -mllvm -irtk-inline-log=LOG" ;;
+  *-noemb) echo "$P=default -mllvm -irtk-inline-log=LOG -mllvm -irtk-inline-embedding=none" ;;
+  *-model) echo "$P=model -mllvm -irtk-inline-model=$MODEL" ;;
+  esac
+}
+
+measure() { # config module
+  local C=$1 M=$2 R=$OUT/$1/$2.count
+  [[ -s $R ]] && return 0
+  mkdir -p "$(dirname "$R")"
+  local T
+  T=$(mktemp -d)
+  local F
+  F=$(flags_of "$C")
+  F=${F//LOG/$T/log}
+  # shellcheck disable=SC2086
+  if valgrind --tool=callgrind --callgrind-out-file="$T/cg" \
+    "$CLANG" "-${C%%-*}" -c "$CORPUS/$M.bc" -o "$T/m.o" $F 2>"$T/err"; then
+    grep -o 'Collected : [0-9]*' "$T/err" | awk '{print $3}' >"$R.tmp"
+    mv "$R.tmp" "$R"
+  else
+    echo "inline-overhead.sh: $C $M failed:" >&2
+    tail -3 "$T/err" >&2
+  fi
+  rm -rf "$T"
+}
+export -f measure flags_of
+export OUT CORPUS PLUGIN MODEL CLANG
+
+IFS=, read -ra CFG <<<"$CONFIGS"
+for C in "${CFG[@]}"; do
+  while read -r M; do printf '%s\t%s\n' "$C" "$M"; done <"$OUT/sample.list"
+done | xargs -P "$JOBS" -L 1 bash -c 'measure "$0" "$1"'
+
+/usr/bin/python3 - "$OUT" "$CONFIGS" <<'EOF' | tee "$OUT/summary.md"
+import os, sys
+out, configs = sys.argv[1], sys.argv[2].split(",")
+mods = open(f"{out}/sample.list").read().split()
+def count(c, m):
+    p = f"{out}/{c}/{m}.count"
+    return int(open(p).read()) if os.path.exists(p) else None
+print(f"| configuration | modules | instructions (G) | vs stock |")
+print(f"|---|---|---|---|")
+for c in configs:
+    base = c.split("-")[0] + "-stock"
+    both = [m for m in mods if count(c, m) is not None and count(base, m) is not None]
+    tot = sum(count(c, m) for m in both)
+    ref = sum(count(base, m) for m in both)
+    ratio = f"{100 * (tot / ref - 1):+.2f}%" if ref and c != base else "-"
+    print(f"| {c} | {len(both)} | {tot / 1e9:.3f} | {ratio} |")
+EOF
