@@ -92,25 +92,14 @@ HELDOUT_LEVELS=(O0 O2 Oz)
 BENCH_LEVELS=(O2)
 MIN_TRAIN_PACKAGES=10
 
-log() { printf '[build-corpus %s] %s\n' "$(date +%T)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-# The usage and options paragraphs of the header.
-usage() {
-  sed -n -e '/^# Usage:/,/^#$/p' -e '/^# Options:/,/^# Environment/p' \
-    "${BASH_SOURCE[0]}" | sed -e 's/^# \{0,1\}//' -e '/^Environment/d'
-}
-usage_error() { log "error: $*"; usage >&2; exit 2; }
+RECIPE_NAME=build-corpus
+# shellcheck source=scripts/recipe-cli.sh
+. "$RECIPE_DIR/../../scripts/recipe-cli.sh"
 
 # --- 0. Options ------------------------------------------------------------------
 while (($#)); do
-  OPT=$1 VAL=
-  case $OPT in
-    --*=*) VAL=${OPT#*=}; OPT=${OPT%%=*} ;;
-    --work | --src | --jobs | --levels-per-file | --splits)
-      (($# >= 2)) || usage_error "$OPT needs a value"
-      VAL=$2; shift ;;
-  esac
-  shift
+  next_opt "--work --src --jobs --levels-per-file --splits" "$@"
+  shift "$NSHIFT"
   case $OPT in
     --work) WORK=$VAL ;;
     --src) SRC=$VAL ;;
@@ -122,7 +111,7 @@ while (($#)); do
     *) usage_error "unknown option '$OPT'" ;;
   esac
 done
-[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$JOBS'"
+want_positive --jobs "$JOBS"
 [[ $LEVELS_PER_FILE =~ ^[1-6]$ ]] ||
   usage_error "--levels-per-file wants a number from 1 to 6, not '$LEVELS_PER_FILE'"
 IFS=, read -r -a SPLIT_LIST <<<"$SPLITS"
