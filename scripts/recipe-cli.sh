@@ -19,6 +19,12 @@
 #                        VALUE-OPTS; NSHIFT is how many ARGS it took
 #   want_positive OPT VAL
 #                        usage error unless VAL is a positive number
+#   run_jobs N FUNCTION TODO PROGRESS
+#                        runs `FUNCTION LINE` (exported with export -f) for
+#                        each line of the file TODO, N at a time, and logs
+#                        once a minute how many lines the file PROGRESS has
+#                        (FUNCTION appends one per job; lines that say
+#                        "failed" are counted apart)
 #
 #===------------------------------------------------------------------------===#
 
@@ -30,10 +36,11 @@ usage() {
 }
 usage_error() { log "error: $*"; usage >&2; exit 2; }
 
+# shellcheck disable=SC2034 # OPT, VAL and NSHIFT are for the caller
 next_opt() { # value-options args...
   local WANT=" $1 "
   shift
-  OPT=$1 VAL= NSHIFT=1
+  OPT=$1 VAL='' NSHIFT=1
   if [[ $OPT == --*=* ]]; then
     VAL=${OPT#*=} OPT=${OPT%%=*}
   elif [[ $WANT == *" $OPT "* ]]; then
@@ -44,4 +51,26 @@ next_opt() { # value-options args...
 
 want_positive() { # option value
   [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 wants a positive number, not '$2'"
+}
+
+run_jobs() { # jobs function todo progress
+  local N TICKER
+  N=$(wc -l <"$3")
+  # The ticker ends with the script, however the script ends.
+  (
+    trap 'kill $! 2>/dev/null; exit 0' TERM
+    while kill -0 $$ 2>/dev/null; do
+      sleep 60 & wait $!
+      local F MSG
+      MSG="compiled $(wc -l <"$4") of $N"
+      F=$(grep -c failed "$4" || true)
+      if ((F)); then MSG+=" ($F failed)"; fi
+      log "$MSG"
+    done
+  ) &
+  TICKER=$!
+  # shellcheck disable=SC2016 # $1 is the function's
+  xargs -d '\n' -n1 -P "$1" bash -c "$2"' "$1"' _ <"$3"
+  kill "$TICKER" 2>/dev/null || true
+  wait "$TICKER" 2>/dev/null || true
 }

@@ -603,22 +603,7 @@ TODO=$(wc -l <"$STATE/todo.tsv")
 : >"$STATE/progress"
 : >"$STATE/failed"
 log "$TOTAL modules in ${SPLIT_LIST[*]}: $((TOTAL - TODO)) current, compiling $TODO ($JOBS jobs)"
-if ((TODO)); then
-  # Progress once a minute.
-  (
-    trap 'kill $! 2>/dev/null; exit 0' TERM
-    while :; do
-      sleep 60 & wait $!
-      log "compiled $(wc -l <"$STATE/progress") of $TODO"
-    done
-  ) &
-  TICKER=$!
-  trap 'kill "$TICKER" 2>/dev/null || true' EXIT
-  # shellcheck disable=SC2016 # $1 is compile_one's
-  xargs -d '\n' -n1 -P "$JOBS" bash -c 'compile_one "$1"' _ <"$STATE/todo.tsv"
-  kill "$TICKER" 2>/dev/null || true
-  wait "$TICKER" 2>/dev/null || true
-fi
+if ((TODO)); then run_jobs "$JOBS" compile_one "$STATE/todo.tsv" "$STATE/progress"; fi
 
 # --- 6. Corpus descriptions, manifest, summary -----------------------------------------
 "$CLANG" --version | head -n1 >"$STATE/clang-version"
