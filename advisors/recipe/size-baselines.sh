@@ -235,13 +235,13 @@ measure_one() { # "<setting>\t<flags>\t<module>"
         awk 'NF == 4 && ($3 == "t" || $3 == "T") {
                printf "function\t%d\t%s\n", $2, $4 }'
     fi
-  } >"$TMP/res"
+  } >"$RES.tmp"
   if [[ $STATUS == ok ]]; then
     rm -f "${RES%.txt}.log"
   else
     cp "$TMP/log" "${RES%.txt}.log"
   fi
-  mv "$TMP/res" "$RES"
+  mv "$RES.tmp" "$RES" # the same directory: an atomic rename
   rm -rf "$TMP"
   echo "$STATUS" >>"$STATE/progress"
 }
