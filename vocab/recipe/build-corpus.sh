@@ -14,7 +14,8 @@
 # script) with `apt-get source`, runs configure steps where a package needs
 # generated headers, and compiles their C and C++ files with
 # `clang-22 / clang++-22 -O<level> -c -emit-llvm`, one module per translation
-# unit and level. Each split is an MLGO corpus (mlgo-utils' layout):
+# unit and level (the inline-* splits: pre-optimisation bitcode, see below).
+# Each split is an MLGO corpus (mlgo-utils' layout):
 #
 #   <work>/<split>/corpus_description.json
 #       {"has_thinlto": false, "modules": ["O2/zlib/deflate", ...]}
@@ -31,6 +32,16 @@
 #            so a function's -O0 and -Oz modules can be matched by name.
 #   bench    every file at O2; bench/build-corpus.sh builds it for
 #            bench/run.sh.
+#   inline-train, inline-heldout
+#            pre-optimisation bitcode, as MLGO collects it for inlining:
+#            every file once, at the level directory Oz-preopt, compiled with
+#            `-Oz -Xclang -disable-llvm-passes`: the functions carry -Oz's
+#            attributes (minsize, optsize; not -O0's noinline and optnone)
+#            and no LLVM pass has run. inline-train holds
+#            the packages whose splits include train, inline-heldout those
+#            of heldout; packages.txt does not name these splits. For the
+#            inlining advisor (advisors/recipe/): `clang-22 -Oz -c X.bc`
+#            finishes a module as `clang-22 -Oz -c` of its source would.
 # <file> is the file's path in its package with `/` replaced by `_` and the
 # extension dropped (lib/at-func.c -> lib_at-func). The level comes first so
 # that <work>/<split>/<level>/ is a one-level slice of the corpus and each
@@ -61,7 +72,8 @@
 #                          <work>/src); may be shared with another work dir
 #   --jobs N               parallel compiles (default: the number of cores)
 #   --levels-per-file K    train levels per file, 1 to 6 (default: 3)
-#   --splits LIST          comma-separated splits to build (default:
+#   --splits LIST          comma-separated splits to build: train, heldout,
+#                          bench, inline-train, inline-heldout (default:
 #                          train,heldout)
 #   --rebuild              delete the splits' modules, the logs and (without
 #                          --src) the sources, then build from scratch
@@ -90,27 +102,17 @@ PYTHON=/usr/bin/python3
 ALL_LEVELS=(O0 O1 O2 O3 Os Oz)
 HELDOUT_LEVELS=(O0 O2 Oz)
 BENCH_LEVELS=(O2)
+PREOPT_LEVELS=(Oz-preopt)
 MIN_TRAIN_PACKAGES=10
 
-log() { printf '[build-corpus %s] %s\n' "$(date +%T)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-# The usage and options paragraphs of the header.
-usage() {
-  sed -n -e '/^# Usage:/,/^#$/p' -e '/^# Options:/,/^# Environment/p' \
-    "${BASH_SOURCE[0]}" | sed -e 's/^# \{0,1\}//' -e '/^Environment/d'
-}
-usage_error() { log "error: $*"; usage >&2; exit 2; }
+RECIPE_NAME=build-corpus
+# shellcheck source=scripts/recipe-cli.sh
+. "$RECIPE_DIR/../../scripts/recipe-cli.sh"
 
 # --- 0. Options ------------------------------------------------------------------
 while (($#)); do
-  OPT=$1 VAL=
-  case $OPT in
-    --*=*) VAL=${OPT#*=}; OPT=${OPT%%=*} ;;
-    --work | --src | --jobs | --levels-per-file | --splits)
-      (($# >= 2)) || usage_error "$OPT needs a value"
-      VAL=$2; shift ;;
-  esac
-  shift
+  next_opt "--work --src --jobs --levels-per-file --splits" "$@"
+  shift "$NSHIFT"
   case $OPT in
     --work) WORK=$VAL ;;
     --src) SRC=$VAL ;;
@@ -122,14 +124,14 @@ while (($#)); do
     *) usage_error "unknown option '$OPT'" ;;
   esac
 done
-[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$JOBS'"
+want_positive --jobs "$JOBS"
 [[ $LEVELS_PER_FILE =~ ^[1-6]$ ]] ||
   usage_error "--levels-per-file wants a number from 1 to 6, not '$LEVELS_PER_FILE'"
 IFS=, read -r -a SPLIT_LIST <<<"$SPLITS"
 ((${#SPLIT_LIST[@]})) || usage_error "--splits is empty"
 for S in "${SPLIT_LIST[@]}"; do
-  [[ $S =~ ^(train|heldout|bench)$ ]] ||
-    usage_error "unknown split '$S' (train, heldout or bench)"
+  [[ $S =~ ^(train|heldout|bench|inline-train|inline-heldout)$ ]] ||
+    usage_error "unknown split '$S' (train, heldout, bench, inline-train or inline-heldout)"
 done
 
 # --- Helpers -------------------------------------------------------------------
@@ -190,6 +192,7 @@ levels_of() { # split key
   case $1 in
     heldout) echo "${HELDOUT_LEVELS[*]}" ;;
     bench) echo "${BENCH_LEVELS[*]}" ;;
+    inline-*) echo "${PREOPT_LEVELS[*]}" ;;
     train)
       # Permutation number CRC mod 6! of the six levels, in the factorial
       # number system; its first K levels.
@@ -202,6 +205,15 @@ levels_of() { # split key
         POOL=("${POOL[@]:0:IDX}" "${POOL[@]:IDX+1}")
       done
       echo "${PICK[*]:0:LEVELS_PER_FILE}" ;;
+  esac
+}
+
+# The clang arguments of a level directory, shell-quoted: -<level>, or for
+# <level>-preopt the level's front end without LLVM's passes.
+level_flags() { # level
+  case $1 in
+    *-preopt) printf '%s' "-${1%-preopt} -Xclang -disable-llvm-passes" ;;
+    *) printf '%s' "-$1" ;;
   esac
 }
 
@@ -456,6 +468,10 @@ while read -r NAME LANGUAGE REST; do
   WANTED=()
   for S in "${PS[@]}"; do
     if in_list "$S" "${SPLIT_LIST[@]}"; then WANTED+=("$S"); fi
+    # The pre-optimisation splits follow train and heldout.
+    if [[ $S == train || $S == heldout ]] && in_list "inline-$S" "${SPLIT_LIST[@]}"; then
+      WANTED+=("inline-$S")
+    fi
   done
   if ((${#WANTED[@]})); then
     PKG_SPLITS[$NAME]=${WANTED[*]}
@@ -552,7 +568,7 @@ compile_one() { # "<split>\t<module>\t<package>\t<level>\t<file>\t<quoted flags>
   IFS=$'\t' read -r S MOD P L FILE FLAGS <<<"$1"
   local DEST=$WORK/$S/$MOD LOG=$LOGS/cc-$S-${MOD//\//-}.log CC=$CLANGXX
   if [[ $FILE == *.c ]]; then CC=$CLANG; fi
-  eval "set -- -$L $FLAGS" # add_jobs quoted each flag with printf %q
+  eval "set -- $(level_flags "$L") $FLAGS" # add_jobs quoted each flag with printf %q
   rm -f "$DEST.bc" "$DEST.cmd"
   mkdir -p "${DEST%/*}"
   if timeout 600 "$CC" -c -emit-llvm -w "$@" "$FILE" -o "$DEST.bc.tmp" >"$LOG" 2>&1; then
@@ -566,7 +582,7 @@ compile_one() { # "<split>\t<module>\t<package>\t<level>\t<file>\t<quoted flags>
   fi
   echo >>"$STATE/progress"
 }
-export -f compile_one
+export -f compile_one level_flags
 export WORK LOGS STATE CLANG CLANGXX
 
 TOTAL=$(wc -l <"$MODULE_TABLE")
@@ -578,7 +594,7 @@ while read -r SZ F; do SIZE[$F]=$SZ; done < <(cut -f5 "$MODULE_TABLE" | sort -u 
   xargs -d '\n' stat -c '%s %n')
 while IFS= read -r LINE; do
   IFS=$'\t' read -r S MOD _ L F FLAGS <<<"$LINE"
-  eval "set -- -$L $FLAGS"
+  eval "set -- $(level_flags "$L") $FLAGS"
   if ! is_current "$WORK/$S/$MOD" "$@"; then
     printf '%s\t%s\n' "${SIZE[$F]:-0}" "$LINE"
   fi
@@ -587,22 +603,7 @@ TODO=$(wc -l <"$STATE/todo.tsv")
 : >"$STATE/progress"
 : >"$STATE/failed"
 log "$TOTAL modules in ${SPLIT_LIST[*]}: $((TOTAL - TODO)) current, compiling $TODO ($JOBS jobs)"
-if ((TODO)); then
-  # Progress once a minute.
-  (
-    trap 'kill $! 2>/dev/null; exit 0' TERM
-    while :; do
-      sleep 60 & wait $!
-      log "compiled $(wc -l <"$STATE/progress") of $TODO"
-    done
-  ) &
-  TICKER=$!
-  trap 'kill "$TICKER" 2>/dev/null || true' EXIT
-  # shellcheck disable=SC2016 # $1 is compile_one's
-  xargs -d '\n' -n1 -P "$JOBS" bash -c 'compile_one "$1"' _ <"$STATE/todo.tsv"
-  kill "$TICKER" 2>/dev/null || true
-  wait "$TICKER" 2>/dev/null || true
-fi
+if ((TODO)); then run_jobs "$JOBS" compile_one "$STATE/todo.tsv" "$STATE/progress"; fi
 
 # --- 6. Corpus descriptions, manifest, summary -----------------------------------------
 "$CLANG" --version | head -n1 >"$STATE/clang-version"
@@ -617,6 +618,10 @@ policy = {
     "heldout": {"levels": ["O0", "O2", "Oz"], "levels_per_file": 3},
     "bench": {"levels": ["O2"], "levels_per_file": 1},
 }
+for s, of in (("inline-train", "train"), ("inline-heldout", "heldout")):
+    policy[s] = {"levels": ["Oz-preopt"], "levels_per_file": 1,
+                 "flags": {"Oz-preopt": "-Oz -Xclang -disable-llvm-passes"},
+                 "packages": f"those whose splits include {of}"}
 packages = {}
 with open(os.path.join(state, "packages.tsv")) as f:
     for line in f:
@@ -664,7 +669,7 @@ for s in splits:
         info["files"] = len(per_pkg[name]["files"])
         info["modules"] = per_pkg[name]["modules"]
         pkgs.append(info)
-    order = ["O0", "O1", "O2", "O3", "Os", "Oz"]
+    order = ["O0", "O1", "O2", "O3", "Os", "Oz", "Oz-preopt"]
     entry = dict(policy[s])
     entry.update({
         "corpus": s + "/corpus_description.json",
@@ -696,7 +701,7 @@ for s in splits:
 for s, entry in previous.items():
     if s not in splits and os.path.isfile(os.path.join(work, s, "corpus_description.json")):
         manifest["splits"][s] = entry
-order = ["train", "heldout", "bench"]
+order = ["train", "heldout", "bench", "inline-train", "inline-heldout"]
 manifest["splits"] = {s: manifest["splits"][s] for s in order if s in manifest["splits"]}
 tmp = manifest_path + ".tmp"
 with open(tmp, "w") as f:

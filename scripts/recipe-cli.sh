@@ -1,0 +1,76 @@
+#===- recipe-cli.sh - Command-line helpers of the recipe scripts -----------===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+#===------------------------------------------------------------------------===#
+#
+# Sourced by vocab/recipe/build-corpus.sh and the advisors/recipe/ scripts
+# after they set RECIPE_NAME (for log lines). Defines:
+#   log MSG...           "[<RECIPE_NAME> HH:MM:SS] MSG" on stderr
+#   die MSG...           logs "error: MSG" and exits 1
+#   usage                the "# Usage:" and "# Options:" paragraphs of the
+#                        running script's header comment
+#   usage_error MSG...   logs "error: MSG", prints the usage, exits 2
+#   next_opt VALUE-OPTS ARGS...
+#                        reads the first of ARGS into OPT and VAL: --opt=val,
+#                        or --opt val when --opt is one of the space-separated
+#                        VALUE-OPTS; NSHIFT is how many ARGS it took
+#   want_positive OPT VAL
+#                        usage error unless VAL is a positive number
+#   run_jobs N FUNCTION TODO PROGRESS
+#                        runs `FUNCTION LINE` (exported with export -f) for
+#                        each line of the file TODO, N at a time, and logs
+#                        once a minute how many lines the file PROGRESS has
+#                        (FUNCTION appends one per job; lines that say
+#                        "failed" are counted apart)
+#
+#===------------------------------------------------------------------------===#
+
+log() { printf '[%s %s] %s\n' "$RECIPE_NAME" "$(date +%T)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+usage() {
+  sed -n -e '/^# Usage:/,/^#$/p' -e '/^# Options:/,/^# Environment/p' "$0" |
+    sed -e 's/^# \{0,1\}//' -e '/^Environment/d'
+}
+usage_error() { log "error: $*"; usage >&2; exit 2; }
+
+# shellcheck disable=SC2034 # OPT, VAL and NSHIFT are for the caller
+next_opt() { # value-options args...
+  local WANT=" $1 "
+  shift
+  OPT=$1 VAL='' NSHIFT=1
+  if [[ $OPT == --*=* ]]; then
+    VAL=${OPT#*=} OPT=${OPT%%=*}
+  elif [[ $WANT == *" $OPT "* ]]; then
+    (($# >= 2)) || usage_error "$OPT needs a value"
+    VAL=$2 NSHIFT=2
+  fi
+}
+
+want_positive() { # option value
+  [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 wants a positive number, not '$2'"
+}
+
+run_jobs() { # jobs function todo progress
+  local N TICKER
+  N=$(wc -l <"$3")
+  # The ticker ends with the script, however the script ends.
+  (
+    trap 'kill $! 2>/dev/null; exit 0' TERM
+    while kill -0 $$ 2>/dev/null; do
+      sleep 60 & wait $!
+      local F MSG
+      MSG="compiled $(wc -l <"$4") of $N"
+      F=$(grep -c failed "$4" || true)
+      if ((F)); then MSG+=" ($F failed)"; fi
+      log "$MSG"
+    done
+  ) &
+  TICKER=$!
+  # shellcheck disable=SC2016 # $1 is the function's
+  xargs -d '\n' -n1 -P "$1" bash -c "$2"' "$1"' _ <"$3"
+  kill "$TICKER" 2>/dev/null || true
+  wait "$TICKER" 2>/dev/null || true
+}
