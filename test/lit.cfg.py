@@ -25,5 +25,26 @@ config.substitutions.append(("%irtk_bin", config.irtk_tools_dir))
 config.substitutions.append(("%irtk_src", os.path.dirname(config.test_source_root)))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%upstream_ir2vec", os.path.join(config.llvm_tools_dir, "llvm-ir2vec")))
-config.substitutions.append(("%clang", os.path.join(config.llvm_tools_dir, "clang")))
-config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt")))
+
+
+def plugin_host(tool, leaks):
+    """The command for LLVM's `tool`, which may load our plugin.
+
+    In a sanitized build (IRTK_SANITIZE) the plugin needs ASan's runtime
+    loaded first, and LLVM's tools are not sanitized: the runtime is
+    preloaded into them. `leaks`: whether LeakSanitizer stays on (clang
+    frees nothing at exit, on purpose: -disable-free).
+    """
+    path = os.path.join(config.llvm_tools_dir, tool)
+    if not config.irtk_sanitizer_preload:
+        return path
+    env = "env LD_PRELOAD=" + config.irtk_sanitizer_preload
+    if not leaks:
+        env += " ASAN_OPTIONS=detect_leaks=0"
+    return env + " " + path
+
+
+# Every RUN line that loads the plugin starts its host with one of these.
+config.substitutions.append(("%clang", plugin_host("clang", leaks=False)))
+config.substitutions.append(("%opt", plugin_host("opt", leaks=True)))
+config.substitutions.append(("%llc", plugin_host("llc", leaks=True)))

@@ -10,6 +10,8 @@
 
 #include "irtk/ir2vec/Diagnostics.h"
 
+#include "Verify.h"
+
 #include "llvm/CodeGen/MIRParser/MIRParser.h"
 #include "llvm/CodeGen/MachineFunction.h"
 #include "llvm/CodeGen/TargetSubtargetInfo.h"
@@ -82,13 +84,33 @@ MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
                             LLVMContext &Ctx, StringRef TripleOverride) {
   MachineModule R;
   ir2vec::DiagnosticCollector C(Ctx);
+  // What the parser reads: the file with the verifier deferred (Verify.h).
+  std::string BufferName = Buf->getBufferIdentifier().str();
+  DeferredVerification Deferred = deferVerification(Buf->getBuffer());
+  if (!Deferred.Error.empty()) {
+    R.Error = (Name + ":" + Deferred.Error).str();
+    return R;
+  }
+  Buf = MemoryBuffer::getMemBufferCopy(Deferred.Text, BufferName);
+  // A location in the parser's copy, moved back to the file's line.
+  auto Relocate = [&](std::string Msg) {
+    bool InBuffer = StringRef(Msg).starts_with(BufferName + ":");
+    return Deferred.originalLocation(std::move(Msg),
+                                     InBuffer ? StringRef(BufferName) : Name);
+  };
   auto Finish = [&](std::string Error) {
-    R.Warnings = std::move(C.Warnings);
+    R.Warnings.clear();
+    for (std::string &W : C.Warnings)
+      R.Warnings.push_back(Relocate(std::move(W)));
     if (Error.empty() && !C.FirstError.empty())
       Error = C.FirstError;
-    // The YAML reader names the buffer "YAML"; name the file instead.
+    // The YAML reader names the buffer "YAML", and some of the MIR
+    // parser's errors have no location; name the file instead.
     if (StringRef(Error).starts_with("YAML:"))
       Error = (Name + Error.substr(4)).str();
+    else if (StringRef(Error).starts_with("<unknown>:0: "))
+      Error = (Name + Error.substr(11)).str();
+    Error = Relocate(std::move(Error));
     if (!Error.empty()) {
       R.Error = std::move(Error);
       R.release();
@@ -139,6 +161,13 @@ MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
     return Finish(C.FirstError.empty()
                       ? (Name + ": cannot parse the machine functions").str()
                       : "");
+  for (Function &F : *R.M) {
+    MachineFunction *MF = R.MMI->getMachineFunction(F);
+    if (!MF || Deferred.FailedISel.contains(MF->getName()))
+      continue;
+    if (std::string Problem = verifyMachineFunction(*MF); !Problem.empty())
+      return Finish((Name + ": " + Problem).str());
+  }
   return Finish("");
 }
 

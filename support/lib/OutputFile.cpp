@@ -74,8 +74,12 @@ OutputFile::~OutputFile() {
 
 Error OutputFile::finishWriting() {
   Error E = takeWriteError(*Stream, Path == "-" ? "<stdout>" : Path);
-  if (Temp)
+  if (Temp) {
+    // Closed: a later discard() (another file of commitAll failed) must
+    // not flush it.
+    Stream = nullptr;
     File.reset();
+  }
   return E;
 }
 

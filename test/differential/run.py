@@ -80,8 +80,16 @@ class Result:
     err: str
 
 
+# Set for the commands that load our plugin into upstream's opt or clang
+# (--plugin-host-env): in a sanitized build, ASan's runtime preloaded.
+PLUGIN_HOST_ENV = {}
+
+
 def run(cmd, stdin_path=None) -> Result:
     env = dict(os.environ, OMP_NUM_THREADS="1", LC_ALL="C")
+    if any(str(c).startswith(("-load-pass-plugin=", "-fpass-plugin="))
+           for c in cmd):
+        env.update(PLUGIN_HOST_ENV)
     try:
         with open(stdin_path or os.devnull, "rb") as stdin:
             p = subprocess.run(cmd, stdin=stdin, capture_output=True, env=env,
@@ -793,6 +801,9 @@ def main():
                     help="irtk-upstream-oracle")
     ap.add_argument("--work", type=Path, required=True,
                     help="directory for generated files")
+    ap.add_argument("--plugin-host-env", default="",
+                    help="NAME=VALUE;... to set where opt loads the plugin "
+                    "(a sanitized build preloads ASan's runtime)")
     ap.add_argument("--full", action="store_true",
                     help="check every vocabulary on every input (slower)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
@@ -800,6 +811,11 @@ def main():
                     help="list every check")
     a = ap.parse_args()
     start = time.monotonic()
+    for item in filter(None, a.plugin_host_env.split(";")):
+        name, sep, value = item.partition("=")
+        if not sep:
+            ap.error(f"--plugin-host-env: expected NAME=VALUE, got '{item}'")
+        PLUGIN_HOST_ENV[name] = value
 
     missing = [p for p in (a.ours, a.plugin, a.oracle,
                            a.llvm_bin / "llvm-ir2vec", a.llvm_bin / "opt",
