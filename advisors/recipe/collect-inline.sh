@@ -43,30 +43,36 @@
 set -euo pipefail
 RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$RECIPE_DIR/../.." && pwd)
+RECIPE_NAME=collect-inline
+# shellcheck source=scripts/recipe-cli.sh
+. "$ROOT/scripts/recipe-cli.sh"
 CLANG=${CLANG:-clang-22}
 LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
 CORPUS= OUT= RUNS= SAMPLE=1 JOBS=$(nproc) EMBEDDING=symbolic VOCAB=
 TEACHERS=-100000,0,5,25,50,100,225
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so
-usage() { echo "$0: $*; see the header for usage" >&2; exit 2; }
 while (($#)); do
-  case $1 in
-  --corpus) CORPUS=$2; shift 2 ;;
-  --out) OUT=$2; shift 2 ;;
-  --runs) RUNS=$2; shift 2 ;;
-  --plugin) PLUGIN=$2; shift 2 ;;
-  --sample) SAMPLE=$2; shift 2 ;;
-  --jobs) JOBS=$2; shift 2 ;;
-  --teachers) TEACHERS=$2; shift 2 ;;
-  --embedding) EMBEDDING=$2; shift 2 ;;
-  --vocab) VOCAB=$2; shift 2 ;;
-  *) usage "unknown argument '$1'" ;;
+  next_opt "--corpus --out --runs --plugin --sample --jobs --teachers --embedding --vocab" "$@"
+  shift "$NSHIFT"
+  case $OPT in
+  --corpus) CORPUS=$VAL ;;
+  --out) OUT=$VAL ;;
+  --runs) RUNS=$VAL ;;
+  --plugin) PLUGIN=$VAL ;;
+  --sample) SAMPLE=$VAL ;;
+  --jobs) JOBS=$VAL ;;
+  --teachers) TEACHERS=$VAL ;;
+  --embedding) EMBEDDING=$VAL ;;
+  --vocab) VOCAB=$VAL ;;
+  -h | --help) usage; exit 0 ;;
+  *) usage_error "unknown option '$OPT'" ;;
   esac
 done
-[[ -n $CORPUS && -n $OUT && -n $RUNS ]] || usage "--corpus, --out and --runs are required"
-[[ -s $CORPUS/corpus_description.json ]] || { echo "$0: $CORPUS: no corpus_description.json" >&2; exit 1; }
-[[ -f $PLUGIN ]] || { echo "$0: $PLUGIN: no plugin; build it first" >&2; exit 1; }
-[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || usage "--sample wants a positive number"
+[[ -n $CORPUS && -n $OUT && -n $RUNS ]] || usage_error "--corpus, --out and --runs are required"
+[[ -s $CORPUS/corpus_description.json ]] || die "$CORPUS: no corpus_description.json"
+[[ -f $PLUGIN ]] || die "$PLUGIN: no plugin; build it first"
+want_positive --sample "$SAMPLE"
+want_positive --jobs "$JOBS"
 mkdir -p "$OUT"
 
 # The flags of each run, checked before anything is compiled.
@@ -79,14 +85,14 @@ for R in "${RUN_LIST[@]}"; do
   Oz) FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default" ;;
   thr*)
     N=${R#thr}
-    [[ ,$TEACHERS, == *,$N,* ]] || usage "run $R: $N is not in --teachers"
+    [[ ,$TEACHERS, == *,$N,* ]] || usage_error "run $R: $N is not in --teachers"
     FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow=$N" ;;
   *=*)
     M=${R#*=}
-    [[ -s $M ]] || usage "run $R: no model file '$M'"
+    [[ -s $M ]] || usage_error "run $R: no model file '$M'"
     R=${R%%=*}
     FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=model -mllvm -irtk-inline-model=$(realpath "$M")" ;;
-  *) usage "unknown run '$R'" ;;
+  *) usage_error "unknown run '$R'" ;;
   esac
 done
 
@@ -127,7 +133,7 @@ export -f compile_one
 export OUT CORPUS CLANG LLVM_BIN
 
 N=$(wc -l <"$OUT/modules.list")
-echo "[collect-inline $(date +%T)] ${#RUN_LIST[@]} runs x $N modules, $JOBS jobs" >&2
+log "${#RUN_LIST[@]} runs x $N modules, $JOBS jobs"
 # Module by module, so that an interrupted collection has whole rows.
 while read -r M; do
   for R in "${RUN_LIST[@]}"; do
@@ -136,4 +142,4 @@ while read -r M; do
   done
 done <"$OUT/modules.list" | xargs -0 -n 3 -P "$JOBS" bash -c 'compile_one "$0" "$1" "$2"'
 FAILED=$(grep -l -x 'status	failed' -r "$OUT" --include='*.txt' | wc -l || true)
-echo "[collect-inline $(date +%T)] done; $FAILED failed compiles" >&2
+log "done; $FAILED failed compiles"

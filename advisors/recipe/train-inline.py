@@ -103,11 +103,13 @@ def main():
         best = min(baselines, key=lambda r: (table[m][r], baselines.index(r)))
         teachers[best] += 1
         label = label_of(best)
+        seen = set()
         for s in states:
             run = best if s == "best" else s
             log = os.path.join(a.data, run, m + ".log")
-            if not os.path.exists(log):
+            if run in seen or not os.path.exists(log):
                 continue
+            seen.add(run)
             lines.append(f"{log} 1 {label}" if label else f"{log} 1")
     with open(a.out + ".list", "w") as f:
         f.write("\n".join(lines) + "\n")
