@@ -24,6 +24,8 @@ inlining_default for Oz). The model is trained by irtk-train fit.
 
 --states: "best" is the teacher's own run (pure imitation); other names are
 runs (a learned policy's) whose states are relabelled by the teacher.
+--states-data DIR reads the states' logs from another collection of the same
+runs (e.g. with another vocabulary), the sizes still from --data.
 Writes <out> and <out>.list (the irtk-train --logs-from file), and prints
 the teacher counts.
 """
@@ -84,6 +86,10 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--baselines", required=True)
     p.add_argument("--states", default="best")
+    p.add_argument("--states-data",
+                   help="read the states' logs from this collection instead "
+                        "of --data (the same runs with other embedding "
+                        "options, for an ablation)")
     p.add_argument("--irtk-train", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
         "bin", "irtk-train"))
@@ -106,7 +112,7 @@ def main():
         seen = set()
         for s in states:
             run = best if s == "best" else s
-            log = os.path.join(a.data, run, m + ".log")
+            log = os.path.join(a.states_data or a.data, run, m + ".log")
             if run in seen or not os.path.exists(log):
                 continue
             seen.add(run)
