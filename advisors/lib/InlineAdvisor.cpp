@@ -158,13 +158,17 @@ protected:
   std::unique_ptr<MLInlineAdvice>
   getAdviceFromModel(CallBase &CB, OptimizationRemarkEmitter &ORE) override {
     PolicyRunner &R = runner();
-    *R.getTensor<int64_t>(DefaultIndex) = GetDefaultAdvice(CB);
-    if (CalleeIndex && CallerIndex) {
+    // Only what the policy or the log reads: each costs an inline-cost
+    // analysis or an embedding.
+    if (R.readsInput(DefaultIndex))
+      *R.getTensor<int64_t>(DefaultIndex) = GetDefaultAdvice(CB);
+    if (CalleeIndex && R.readsInput(*CalleeIndex))
       setEmbedding(*CB.getCalledFunction(), *CalleeIndex);
+    if (CallerIndex && R.readsInput(*CallerIndex))
       setEmbedding(*CB.getCaller(), *CallerIndex);
-    }
     for (auto &[Index, Decide] : Teachers)
-      *R.getTensor<int64_t>(Index) = Decide(CB);
+      if (R.readsInput(Index))
+        *R.getTensor<int64_t>(Index) = Decide(CB);
     bool Decision = R.evaluate<int64_t>() != 0;
     return std::make_unique<IRTKInlineAdvice>(this, CB, ORE, Decision,
                                               /*Observed=*/true);

@@ -12,6 +12,7 @@
 #include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -356,6 +357,13 @@ MLPModel::MLPModel(std::unique_ptr<Impl> I) : I(std::move(I)) {}
 MLPModel::~MLPModel() = default;
 
 const MLPDescription &MLPModel::description() const { return I->D; }
+
+bool MLPModel::readsInput(size_t Index) const {
+  if (I->MaskInput && I->MaskInput->first == Index)
+    return true;
+  return llvm::any_of(I->Bound,
+                      [&](const auto &B) { return B.first == Index; });
+}
 
 Expected<std::unique_ptr<MLPModel>>
 MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {

@@ -160,6 +160,14 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
   return R;
 }
 
+bool PolicyRunner::readsInput(size_t Index) const {
+  if (Log || Interactive)
+    return true;
+  if (Model)
+    return Model->readsInput(Index);
+  return Index == Spec.DefaultIndex;
+}
+
 void PolicyRunner::switchContext(StringRef Name) {
   // Written at the context's first decision, so that contexts without any
   // (functions the advisor was never asked about) leave no trace.

@@ -64,6 +64,17 @@ TEST(MLPTest, EvaluatesLayersWithNormalisation) {
   EXPECT_EQ((*M)->evaluate(Buffers), 0);
 }
 
+TEST(MLPTest, ReadsOnlyTheInputsItNames) {
+  Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
+  ASSERT_TRUE(!!D);
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+  ASSERT_TRUE(!!M);
+  EXPECT_TRUE((*M)->readsInput(0));
+  EXPECT_TRUE((*M)->readsInput(1));
+  EXPECT_FALSE((*M)->readsInput(2)); // inlining_default: not an input
+}
+
 TEST(MLPTest, WriteThenParseGivesTheSameModel) {
   Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
   ASSERT_TRUE(!!D);

@@ -84,6 +84,23 @@ TEST(TrainingLogTest, ReadsWhatThePolicyRunnerWrote) {
   EXPECT_EQ(*O[2].Score, 5);
 }
 
+TEST(TrainingLogTest, WithoutALogTheDefaultPolicyReadsOnlyTheDefault) {
+  LLVMContext Ctx;
+  Expected<std::unique_ptr<PolicyRunner>> R =
+      PolicyRunner::create(Ctx, spec(), PolicyOptions());
+  ASSERT_TRUE(!!R);
+  EXPECT_FALSE((*R)->readsInput(0));
+  EXPECT_FALSE((*R)->readsInput(1));
+  EXPECT_TRUE((*R)->readsInput(2));
+  TempLog T;
+  PolicyOptions Logged;
+  Logged.LogPath = T.Path.str().str();
+  Expected<std::unique_ptr<PolicyRunner>> L =
+      PolicyRunner::create(Ctx, spec(), Logged);
+  ASSERT_TRUE(!!L);
+  EXPECT_TRUE((*L)->readsInput(0)); // the log reads everything
+}
+
 TEST(TrainingLogTest, ATruncatedLogIsAnErrorWithTheOffset) {
   TempLog T;
   writeLog(T.Path, {3, 20});

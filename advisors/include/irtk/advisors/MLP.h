@@ -103,6 +103,8 @@ public:
   std::vector<double> outputs(llvm::ArrayRef<const void *> Buffers) const;
 
   const MLPDescription &description() const;
+  /// Whether the model reads the advisor's input \p Index.
+  bool readsInput(size_t Index) const;
 
 private:
   struct Impl;

@@ -107,6 +107,11 @@ public:
   /// go to the LLVMContext.
   llvm::Error finish();
 
+  /// Whether the decision or the log reads input \p Index: an advisor can
+  /// skip computing an input nobody reads (the embeddings for a model that
+  /// does not use them, with no log).
+  bool readsInput(size_t Index) const;
+
   /// The number of decisions taken so far.
   size_t decisions() const { return Decisions; }
 
