@@ -34,11 +34,7 @@ std::string InlineTeacher::featureName() const {
 static std::vector<TensorSpec>
 withOurFeatures(std::vector<TensorSpec> Specs, unsigned EmbeddingDim,
                 ArrayRef<InlineTeacher> Teachers) {
-  auto Has = [&](StringRef Name) {
-    return llvm::any_of(Specs,
-                        [&](const TensorSpec &S) { return S.name() == Name; });
-  };
-  if (!Has(DefaultDecisionName))
+  if (!findFeature(Specs, DefaultDecisionName))
     Specs.push_back(DefaultDecisionSpec);
   if (EmbeddingDim)
     for (const char *Name : EmbeddingNames)
@@ -53,14 +49,6 @@ std::vector<TensorSpec> inlineFeatures(unsigned EmbeddingDim,
                                        ArrayRef<InlineTeacher> Teachers) {
   return withOurFeatures(MLInlineAdvisor::getInitialFeatureMap(), EmbeddingDim,
                          Teachers);
-}
-
-static std::optional<size_t> indexOf(const std::vector<TensorSpec> &Specs,
-                                     StringRef Name) {
-  for (size_t I = 0; I < Specs.size(); ++I)
-    if (Specs[I].name() == Name)
-      return I;
-  return std::nullopt;
 }
 
 namespace {
@@ -112,13 +100,13 @@ public:
     if (!ModelRunner)
       return; // MLInlineAdvisor reported it.
     const std::vector<TensorSpec> &Specs = runner().spec().Inputs;
-    DefaultIndex = *indexOf(Specs, DefaultDecisionName);
+    DefaultIndex = *findFeature(Specs, DefaultDecisionName);
     if (Vocab && Kind) {
-      CalleeIndex = indexOf(Specs, EmbeddingNames[0]);
-      CallerIndex = indexOf(Specs, EmbeddingNames[1]);
+      CalleeIndex = findFeature(Specs, EmbeddingNames[0]);
+      CallerIndex = findFeature(Specs, EmbeddingNames[1]);
     }
     for (auto &[Name, Decide] : TeacherDecisions)
-      if (std::optional<size_t> I = indexOf(Specs, Name))
+      if (std::optional<size_t> I = findFeature(Specs, Name))
         Teachers.emplace_back(*I, std::move(Decide));
     runner().switchContext(M.getModuleIdentifier());
   }
@@ -302,7 +290,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
     std::vector<TensorSpec> Inputs =
         withOurFeatures(LLVMFeatures, Dim, Opts.Teachers);
     size_t DefaultIndex =
-        *indexOf(Inputs, Follow ? StringRef(*Follow) : DefaultDecisionName);
+        *findFeature(Inputs, Follow ? StringRef(*Follow) : DefaultDecisionName);
     PolicySpec Spec{"inline", std::move(Inputs), InlineDecisionSpec,
                     DefaultIndex,
                     TensorSpec::createSpec<float>(RewardName, {1})};

@@ -12,6 +12,8 @@
 #include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
 
+#include "Layers.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
@@ -349,8 +351,7 @@ struct MLPModel::Impl {
   /// TensorSpec there.
   std::vector<std::pair<size_t, TensorSpec>> Bound;
   std::optional<std::pair<size_t, TensorSpec>> MaskInput;
-  std::vector<Eigen::MatrixXd> W;
-  std::vector<Eigen::VectorXd> B;
+  Layers Net;
 };
 
 MLPModel::MLPModel(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -376,11 +377,8 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
   if (D.Decision != Spec.Decision.name())
     return Fail("the model decides '" + D.Decision + "'; the " + Spec.Advisor +
                 " advisor asks for '" + Spec.Decision.name() + "'");
-  auto Find = [&](StringRef Feature) -> std::optional<size_t> {
-    for (size_t I = 0; I < Spec.Inputs.size(); ++I)
-      if (Spec.Inputs[I].name() == Feature)
-        return I;
-    return std::nullopt;
+  auto Find = [&](StringRef Feature) {
+    return findFeature(Spec.Inputs, Feature);
   };
   auto Impl = std::make_unique<MLPModel::Impl>();
   for (const MLPDescription::Input &In : D.Inputs) {
@@ -408,15 +406,7 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
                   " elements; the last layer has " + Twine(Outputs));
     Impl->MaskInput.emplace(*Idx, Spec.Inputs[*Idx]);
   }
-  for (const MLPDescription::Layer &L : D.Layers) {
-    Eigen::MatrixXd W(L.Weights.size(), L.Weights.front().size());
-    for (size_t R = 0; R < L.Weights.size(); ++R)
-      for (size_t C = 0; C < L.Weights[R].size(); ++C)
-        W(R, C) = L.Weights[R][C];
-    Impl->W.push_back(std::move(W));
-    Impl->B.push_back(
-        Eigen::Map<const Eigen::VectorXd>(L.Bias.data(), L.Bias.size()));
-  }
+  Impl->Net = layersOf(D);
   Impl->D = std::move(D);
   return std::unique_ptr<MLPModel>(new MLPModel(std::move(Impl)));
 }
@@ -430,18 +420,9 @@ std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
     for (size_t E = 0; E < In.Mean.size(); ++E)
       X(K++) = (readScalar(TS, Buffers[Idx], E) - In.Mean[E]) / In.Scale[E];
   }
-  for (size_t L = 0; L < I->W.size(); ++L) {
-    Eigen::VectorXd Y = I->W[L] * X + I->B[L];
-    switch (I->D.Layers[L].Activation) {
-    case ActivationKind::Linear:
-      break;
-    case ActivationKind::ReLU:
-      Y = Y.cwiseMax(0.0);
-      break;
-    case ActivationKind::Tanh:
-      Y = Y.array().tanh();
-      break;
-    }
+  for (size_t L = 0; L < I->Net.W.size(); ++L) {
+    Eigen::VectorXd Y = I->Net.W[L] * X + I->Net.B[L];
+    activate(I->D.Layers[L].Activation, Y);
     X = std::move(Y);
   }
   return std::vector<double>(X.data(), X.data() + X.size());

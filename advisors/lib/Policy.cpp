@@ -44,6 +44,13 @@ StringRef policyKindName(PolicyKind K) {
   return "default";
 }
 
+std::optional<size_t> findFeature(ArrayRef<TensorSpec> Specs, StringRef Name) {
+  for (size_t I = 0; I < Specs.size(); ++I)
+    if (Specs[I].name() == Name)
+      return I;
+  return std::nullopt;
+}
+
 double readScalar(const TensorSpec &Spec, const void *Buffer, size_t Element) {
   switch (Spec.type()) {
 #define IRTK_READ(T, Name)                                                     \

@@ -11,6 +11,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include "Layers.h"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -124,10 +126,9 @@ namespace {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
-struct Network {
-  std::vector<MatrixXd> W;
-  std::vector<VectorXd> B;
-  ActivationKind Activation;
+/// The layers with each one's activation, as a model file has them.
+struct Network : Layers {
+  std::vector<ActivationKind> Activation;
 
   /// Pre-activations and activations of every layer for the columns of X.
   void forward(const MatrixXd &X, std::vector<MatrixXd> &Z,
@@ -137,13 +138,8 @@ struct Network {
     A[0] = X;
     for (size_t L = 0; L < W.size(); ++L) {
       Z[L] = (W[L] * A[L]).colwise() + B[L];
-      bool Last = L + 1 == W.size();
-      if (Last || Activation == ActivationKind::Linear)
-        A[L + 1] = Z[L];
-      else if (Activation == ActivationKind::ReLU)
-        A[L + 1] = Z[L].cwiseMax(0.0);
-      else
-        A[L + 1] = Z[L].array().tanh();
+      A[L + 1] = Z[L];
+      activate(Activation[L], A[L + 1]);
     }
   }
 };
@@ -239,15 +235,9 @@ static MatrixXd columns(const Dataset &D, ArrayRef<size_t> Rows,
 
 static Network networkOf(const MLPDescription &M) {
   Network N;
-  N.Activation = M.Layers.front().Activation;
-  for (const MLPDescription::Layer &L : M.Layers) {
-    MatrixXd W(L.Weights.size(), L.Weights.front().size());
-    for (size_t R = 0; R < L.Weights.size(); ++R)
-      for (size_t C = 0; C < L.Weights[R].size(); ++C)
-        W(R, C) = L.Weights[R][C];
-    N.W.push_back(std::move(W));
-    N.B.push_back(Eigen::Map<const VectorXd>(L.Bias.data(), L.Bias.size()));
-  }
+  static_cast<Layers &>(N) = layersOf(M);
+  for (const MLPDescription::Layer &L : M.Layers)
+    N.Activation.push_back(L.Activation);
   return N;
 }
 
@@ -272,7 +262,6 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
 
   std::mt19937_64 Rng(Opts.Seed);
   Network Net;
-  Net.Activation = Opts.Activation;
   std::vector<size_t> Sizes{D.width()};
   Sizes.insert(Sizes.end(), Opts.Hidden.begin(), Opts.Hidden.end());
   Sizes.push_back(D.Output == OutputKind::Logit ? 1 : D.Choices);
@@ -287,6 +276,8 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
         W(R, C) = Init(Rng);
     Net.W.push_back(std::move(W));
     Net.B.push_back(VectorXd::Zero(Sizes[L + 1]));
+    Net.Activation.push_back(L + 2 == Sizes.size() ? ActivationKind::Linear
+                                                   : Opts.Activation);
   }
 
   std::vector<AdamState> AW(Net.W.size()), AB(Net.B.size());
@@ -341,9 +332,9 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
         MatrixXd GB = G.rowwise().sum();
         if (L > 0) {
           MatrixXd GA = Net.W[L].transpose() * G;
-          if (Net.Activation == ActivationKind::ReLU)
+          if (Net.Activation[L - 1] == ActivationKind::ReLU)
             G = GA.cwiseProduct((Z[L - 1].array() > 0).cast<double>().matrix());
-          else if (Net.Activation == ActivationKind::Tanh)
+          else if (Net.Activation[L - 1] == ActivationKind::Tanh)
             G = GA.cwiseProduct((1 - A[L].array().square()).matrix());
           else
             G = GA;
@@ -375,8 +366,7 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
   }
   for (size_t L = 0; L < Net.W.size(); ++L) {
     MLPDescription::Layer Layer;
-    Layer.Activation =
-        L + 1 == Net.W.size() ? ActivationKind::Linear : Opts.Activation;
+    Layer.Activation = Net.Activation[L];
     for (Eigen::Index R = 0; R < Net.W[L].rows(); ++R) {
       std::vector<double> Row(Net.W[L].cols());
       for (Eigen::Index K = 0; K < Net.W[L].cols(); ++K)

@@ -169,10 +169,7 @@ Expected<TrainingLog> TrainingLog::load(StringRef Path) {
 }
 
 std::optional<size_t> TrainingLog::featureIndex(StringRef Name) const {
-  for (size_t I = 0; I < Features.size(); ++I)
-    if (Features[I].name() == Name)
-      return I;
-  return std::nullopt;
+  return findFeature(Features, Name);
 }
 
 double TrainingLog::value(const Observation &O, size_t Feature,

@@ -25,6 +25,7 @@
 #ifndef IRTK_ADVISORS_POLICY_H
 #define IRTK_ADVISORS_POLICY_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Analysis/MLModelRunner.h"
 #include "llvm/Analysis/TensorSpec.h"
@@ -133,6 +134,10 @@ private:
   size_t Decisions = 0;
   int64_t Result = 0;
 };
+
+/// The index of the spec named \p Name in \p Specs.
+std::optional<size_t> findFeature(llvm::ArrayRef<llvm::TensorSpec> Specs,
+                                  llvm::StringRef Name);
 
 /// A scalar input of any of TensorSpec's types, as a double.
 double readScalar(const llvm::TensorSpec &Spec, const void *Buffer,
