@@ -14,6 +14,12 @@ Standard library only. Start it first, then the compiler:
   opt -load-pass-plugin=IRTKPlugin.so -passes='default<Oz>' \\
       -irtk-inline-policy=interactive -irtk-inline-channel=/tmp/ch in.bc
 
+or, for the register allocator's eviction advisor:
+
+  interactive_host.py --channel /tmp/ch --default-feature evict_default &
+  llc -load-pass-plugin=IRTKPlugin.so -irtk-evict-policy=interactive \\
+      -irtk-evict-channel=/tmp/ch in.ll
+
 The host makes the two named pipes <base>.in (decisions, host to compiler)
 and <base>.out (features, compiler to host), opens <base>.in before
 <base>.out as the compiler does, reads the header (one JSON line: the
@@ -27,6 +33,9 @@ Replace decide() to plug in a trainer. Policies here:
             --default-feature): the compiler's output equals stock
   always    answer 1 (inline wherever legal)
   never     answer 0
+  last      answer the last index the mask feature (--mask-feature) allows:
+            for the eviction advisor, "evict nothing" where that is
+            allowed, else the last candidate the stock heuristic accepts
 At the end, prints one JSON line: the decisions per context and how many
 were 1.
 """
@@ -73,15 +82,18 @@ def read_exactly(f, n):
     return data
 
 
-def decide(policy, features, default_feature):
+def decide(policy, features, default_feature, mask_feature):
     if policy == "always":
         return 1
     if policy == "never":
         return 0
+    if policy == "last":
+        allowed = [i for i, v in enumerate(features[mask_feature]) if v]
+        return allowed[-1] if allowed else 0
     return int(features[default_feature][0])
 
 
-def serve(base, policy, default_feature):
+def serve(base, policy, default_feature, mask_feature):
     """Answers until the compiler closes the channel; returns the counts."""
     for path in (base + ".in", base + ".out"):
         if not os.path.exists(path):
@@ -92,9 +104,10 @@ def serve(base, policy, default_feature):
         header = json.loads(from_compiler.readline())
         specs = [Spec(d) for d in header["features"]]
         advice = Spec(header["advice"])
-        if policy == "default" and default_feature not in \
+        wanted = {"default": default_feature, "last": mask_feature}
+        if policy in wanted and wanted[policy] not in \
                 [s.name for s in specs]:
-            raise SystemExit(f"no feature named {default_feature!r}")
+            raise SystemExit(f"no feature named {wanted[policy]!r}")
         context = ""
         while True:
             line = from_compiler.readline()
@@ -107,7 +120,7 @@ def serve(base, policy, default_feature):
             features = {s.name: s.decode(read_exactly(from_compiler, s.size))
                         for s in specs}
             read_exactly(from_compiler, 1)  # the newline after the tensors
-            answer = decide(policy, features, default_feature)
+            answer = decide(policy, features, default_feature, mask_feature)
             to_compiler.write(advice.encode(answer))
             n, ones = counts.get(context, (0, 0))
             counts[context] = (n + 1, ones + (answer != 0))
@@ -118,13 +131,17 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--channel", required=True,
                    help="base name of the pipes <base>.in and <base>.out")
-    p.add_argument("--policy", choices=["default", "always", "never"],
+    p.add_argument("--policy", choices=["default", "always", "never", "last"],
                    default="default")
     p.add_argument("--default-feature", default="inlining_default",
                    help="the feature holding the advisor's default decision")
+    p.add_argument("--mask-feature", default="evictable",
+                   help="the feature whose nonzero elements are the allowed "
+                   "answers (policy last)")
     args = p.parse_args()
     try:
-        counts = serve(args.channel, args.policy, args.default_feature)
+        counts = serve(args.channel, args.policy, args.default_feature,
+                       args.mask_feature)
     except (EOFError, json.JSONDecodeError, KeyError) as e:
         print(f"interactive_host.py: {args.channel}: {e}", file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/advisors/EvictionAdvisor.h"
 #include "irtk/advisors/InlineAdvisor.h"
 #include "irtk/ir2vec/PassRegistration.h"
 #include "irtk/mir2vec/Passes.h"
@@ -36,6 +37,8 @@
 
 using namespace llvm;
 using namespace irtk::ir2vec;
+using irtk::advisors::PolicyKind;
+using irtk::advisors::PolicyOptions;
 
 static cl::OptionCategory IRTKCategory("IR2Vec Toolkit (irtk) options");
 
@@ -147,34 +150,63 @@ static cl::opt<float, false, WeightParser>
 static cl::OptionCategory
     InlineCategory("IR2Vec Toolkit (irtk) inline advisor options");
 
-static cl::opt<irtk::advisors::PolicyKind> InlinePolicy(
-    "irtk-inline-policy",
-    cl::desc("Replace the inliner's advisor by irtk's, deciding by this "
-             "policy (without the option, the inliner is stock)"),
-    cl::values(clEnumValN(irtk::advisors::PolicyKind::Default, "default",
-                          "LLVM's heuristic decides (log with "
-                          "-irtk-inline-log)"),
-               clEnumValN(irtk::advisors::PolicyKind::Model, "model",
-                          "The MLP of -irtk-inline-model decides"),
-               clEnumValN(irtk::advisors::PolicyKind::Interactive,
-                          "interactive",
-                          "A process at the pipes of -irtk-inline-channel "
-                          "decides")),
-    cl::cat(InlineCategory));
-static cl::opt<std::string>
-    InlineModel("irtk-inline-model",
-                cl::desc("The model file of the model policy (irtk-mlp JSON)"),
-                cl::value_desc("file"), cl::cat(InlineCategory));
-static cl::opt<std::string> InlineChannel(
-    "irtk-inline-channel",
-    cl::desc("The interactive policy's pipes: <base>.in (decisions) and "
-             "<base>.out (features)"),
-    cl::value_desc("base"), cl::cat(InlineCategory));
-static cl::opt<std::string>
-    InlineLog("irtk-inline-log",
-              cl::desc("Write every decision to this training log (LLVM's "
-                       "format)"),
-              cl::value_desc("file"), cl::cat(InlineCategory));
+/// The options every advisor has, for advisor <name>: -irtk-<name>-policy,
+/// -irtk-<name>-model, -irtk-<name>-channel and -irtk-<name>-log.
+class PolicyFlags {
+public:
+  /// \p What names what the advisor replaces ("the inliner's advisor").
+  PolicyFlags(StringRef Name, StringRef What, cl::OptionCategory &Category)
+      : Prefix(("irtk-" + Name + "-").str()), PolicyName(Prefix + "policy"),
+        ModelName(Prefix + "model"), ChannelName(Prefix + "channel"),
+        LogName(Prefix + "log"),
+        PolicyDesc(("Replace " + What +
+                    " by irtk's, deciding by this policy "
+                    "(without the option, it is stock)")
+                       .str()),
+        LogHelp("LLVM's heuristic decides (log it with -" + LogName + ")"),
+        ModelHelp("The MLP of -" + ModelName + " decides"),
+        ChannelHelp("A process at the pipes of -" + ChannelName + " decides"),
+        Policy(StringRef(PolicyName), cl::desc(PolicyDesc),
+               cl::values(clEnumValN(PolicyKind::Default, "default", LogHelp),
+                          clEnumValN(PolicyKind::Model, "model", ModelHelp),
+                          clEnumValN(PolicyKind::Interactive, "interactive",
+                                     ChannelHelp)),
+               cl::cat(Category)),
+        Model(StringRef(ModelName),
+              cl::desc("The model file of the model policy (irtk-mlp JSON)"),
+              cl::value_desc("file"), cl::cat(Category)),
+        Channel(StringRef(ChannelName),
+                cl::desc("The interactive policy's pipes: <base>.in "
+                         "(decisions) and <base>.out (features)"),
+                cl::value_desc("base"), cl::cat(Category)),
+        Log(StringRef(LogName),
+            cl::desc("Write every decision to this training log (LLVM's "
+                     "format)"),
+            cl::value_desc("file"), cl::cat(Category)) {}
+
+  /// The options, or none when the advisor stays stock.
+  std::optional<PolicyOptions> get() const {
+    if (Policy.getNumOccurrences() == 0)
+      return std::nullopt;
+    PolicyOptions O;
+    O.Kind = Policy;
+    O.ModelPath = Model;
+    O.InteractiveBase = Channel;
+    O.LogPath = Log;
+    O.OptionPrefix = "-" + Prefix;
+    return O;
+  }
+
+private:
+  // The option machinery keeps references to names and descriptions.
+  std::string Prefix, PolicyName, ModelName, ChannelName, LogName, PolicyDesc,
+      LogHelp, ModelHelp, ChannelHelp;
+  cl::opt<PolicyKind> Policy;
+  cl::opt<std::string> Model, Channel, Log;
+};
+
+static PolicyFlags InlineFlags("inline", "the inliner's advisor",
+                               InlineCategory);
 static cl::list<int> InlineTeachers(
     "irtk-inline-teachers", cl::CommaSeparated,
     cl::desc("Also log the decision of the stock heuristic under each of "
@@ -201,6 +233,18 @@ static cl::opt<InlineEmbeddingKind> InlineEmbedding(
                           "Flow-aware IR2Vec embeddings")),
     cl::cat(InlineCategory));
 
+static cl::OptionCategory
+    EvictCategory("IR2Vec Toolkit (irtk) register-eviction advisor options");
+
+static PolicyFlags
+    EvictFlags("evict", "the greedy register allocator's eviction advisor",
+               EvictCategory);
+static cl::opt<bool> EvictEmbeddings(
+    "irtk-evict-embeddings", cl::init(true),
+    cl::desc("Add the MIR2Vec features (of -irtk-mir-vocab-path, or the "
+             "target's bundled vocabulary); =false: LLVM's features only"),
+    cl::cat(EvictCategory));
+
 /// The file this plugin was loaded from, for finding the default vocabulary
 /// beside it.
 static std::string pluginPath() {
@@ -226,6 +270,15 @@ static PassOptions ir2vecOptions() {
   return O;
 }
 
+/// The MIR vocabulary's weights as the command line sets them.
+static irtk::mir2vec::Weights mirWeights() {
+  irtk::mir2vec::Weights W;
+  W.Opcode = MIROpcWeight;
+  W.CommonOperand = MIRCommonWeight;
+  W.Register = MIRRegWeight;
+  return W;
+}
+
 /// The mir2vec options as the command line now sets them.
 static irtk::mir2vec::CodeGenPassOptions mir2vecOptions() {
   irtk::mir2vec::CodeGenPassOptions O;
@@ -235,9 +288,7 @@ static irtk::mir2vec::CodeGenPassOptions mir2vecOptions() {
   O.Level = MIRLevel;
   O.VocabularyPath = MIRVocabPath;
   O.BinaryPath = pluginPath();
-  O.VocabularyWeights.Opcode = MIROpcWeight;
-  O.VocabularyWeights.CommonOperand = MIRCommonWeight;
-  O.VocabularyWeights.Register = MIRRegWeight;
+  O.VocabularyWeights = mirWeights();
   return O;
 }
 
@@ -250,17 +301,37 @@ static RegisterTargetPassConfigCallback
       irtk::mir2vec::insertEmbeddingPass(TM, *C, mir2vecOptions());
     });
 
+/// The eviction advisor's options, or none for the stock allocator.
+static std::optional<irtk::advisors::EvictionAdvisorOptions> evictOptions() {
+  std::optional<PolicyOptions> Policy = EvictFlags.get();
+  if (!Policy)
+    return std::nullopt;
+  irtk::advisors::EvictionAdvisorOptions O;
+  O.Policy = *Policy;
+  O.Embeddings = EvictEmbeddings;
+  O.VocabularyPath = MIRVocabPath;
+  O.BinaryPath = pluginPath();
+  O.VocabularyWeights = mirWeights();
+  return O;
+}
+
+/// Runs whenever llc or clang builds a code generation pipeline, before the
+/// register allocator is added.
+static RegisterTargetPassConfigCallback EvictionAdvisor(
+    [](TargetMachine &TM, PassManagerBase &PM, TargetPassConfig *C) {
+      if (std::optional<irtk::advisors::EvictionAdvisorOptions> O =
+              evictOptions())
+        irtk::advisors::insertEvictionAdvisor(TM, PM, *C, *O);
+    });
+
 /// The inline advisor's options, or none for the stock inliner. Values the
 /// advisor cannot take are reported when the first module is compiled.
 static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
-  if (InlinePolicy.getNumOccurrences() == 0)
+  std::optional<PolicyOptions> Policy = InlineFlags.get();
+  if (!Policy)
     return std::nullopt;
   irtk::advisors::InlineAdvisorOptions O;
-  O.Policy.Kind = InlinePolicy;
-  O.Policy.ModelPath = InlineModel;
-  O.Policy.InteractiveBase = InlineChannel;
-  O.Policy.LogPath = InlineLog;
-  O.Policy.OptionPrefix = "-irtk-inline-";
+  O.Policy = *Policy;
   O.Vocab = ir2vecOptions().Vocab;
   for (int T : InlineTeachers)
     O.Teachers.push_back({T});

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Runs a compiler command next to examples/advisors/interactive_host.py.
 
-with-host.py HOST CHANNEL POLICY -- COMMAND...
-Starts the host on CHANNEL with POLICY, runs COMMAND, waits for the host and
+with-host.py HOST CHANNEL POLICY [HOST-ARGUMENT...] -- COMMAND...
+Starts the host on CHANNEL with POLICY (and the further arguments), runs COMMAND, waits for the host and
 prints its summary line; exits non-zero when either fails.
 """
 import subprocess
@@ -11,13 +11,15 @@ import time
 import os
 
 host, channel, policy = sys.argv[1:4]
-assert sys.argv[4] == "--"
-command = sys.argv[5:]
+split = sys.argv.index("--")
+host_arguments = sys.argv[4:split]
+command = sys.argv[split + 1:]
 for suffix in (".in", ".out"):
     if os.path.exists(channel + suffix):
         os.remove(channel + suffix)
 proc = subprocess.Popen([sys.executable, host, "--channel", channel,
-                         "--policy", policy], stdout=subprocess.PIPE)
+                         "--policy", policy] + host_arguments,
+                        stdout=subprocess.PIPE)
 # The host makes the pipes; the compiler expects them.
 deadline = time.time() + 30
 while not (os.path.exists(channel + ".in") and
