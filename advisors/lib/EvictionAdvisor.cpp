@@ -105,6 +105,7 @@ enum Feature : size_t {
   NrUnspillable,
   AssignedFraction,
   EvictDefault,
+  IsDefault,
   Mir2VecDefsAndUses,
   Mir2VecDefsAndUsesByFreq,
 };
@@ -146,6 +147,7 @@ std::vector<TensorSpec> evictionFeatures(unsigned EmbeddingDim) {
       TensorSpec::createSpec<int64_t>("nr_unspillable", Pos),
       TensorSpec::createSpec<float>("assigned_fraction", {1}),
       TensorSpec::createSpec<int64_t>("evict_default", {1}),
+      TensorSpec::createSpec<int64_t>("is_default", Pos),
   };
   if (EmbeddingDim) {
     std::vector<int64_t> Shape{static_cast<int64_t>(EvictionPositions),
@@ -588,6 +590,7 @@ MCRegister Advisor::tryFindEvictionCandidate(
   if (Runner.readsInput(AssignedFraction))
     *tensor<float>(AssignedFraction) = assignedFraction();
   *tensor<int64_t>(EvictDefault) = DefaultPos;
+  tensor<int64_t>(IsDefault)[DefaultPos] = 1;
 
   int64_t Pos = Runner.evaluate<int64_t>();
   S.Decided = true;

@@ -418,7 +418,8 @@ std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
     const auto &[Idx, TS] = I->Bound[N];
     const MLPDescription::Input &In = I->D.Inputs[N];
     for (size_t E = 0; E < In.Mean.size(); ++E)
-      X(K++) = (readScalar(TS, Buffers[Idx], E) - In.Mean[E]) / In.Scale[E];
+      X(K++) = (modelInput(readScalar(TS, Buffers[Idx], E)) - In.Mean[E]) /
+               In.Scale[E];
   }
   for (size_t L = 0; L < I->Net.W.size(); ++L) {
     Eigen::VectorXd Y = I->Net.W[L] * X + I->Net.B[L];

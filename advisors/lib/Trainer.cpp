@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/Trainer.h"
+#include "irtk/advisors/Policy.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -107,7 +108,7 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
                                     Log.contexts()[O.Context] + "'");
     for (size_t K = 0; K < Idx.size(); ++K)
       for (size_t E = 0; E < D.Inputs[K].Size; ++E)
-        D.X.push_back(Log.value(O, Idx[K], E));
+        D.X.push_back(modelInput(Log.value(O, Idx[K], E)));
     if (MaskIdx) {
       for (unsigned C = 0; C < D.Choices; ++C)
         D.Legal.push_back(Log.value(O, *MaskIdx, C) != 0);

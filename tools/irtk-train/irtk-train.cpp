@@ -78,7 +78,7 @@ static bool advisorDecision(StringRef Advisor, DatasetOptions &D) {
   if (Advisor == "evict") {
     D.Decision = "index_to_evict";
     D.Output = OutputKind::ArgMax;
-    D.Mask = "mask";
+    D.Mask = "evictable";
     return true;
   }
   return false;
@@ -211,7 +211,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   O.Data.Exclude = splitList(Exclude);
   O.Data.Include = splitList(Include);
   if (NoEmbeddings)
-    for (const char *E : {"callee_embedding", "caller_embedding"})
+    for (const char *E : {"callee_embedding", "caller_embedding",
+                          "mir2vec_defs_and_uses",
+                          "mir2vec_defs_and_uses_by_freq"})
       O.Data.Exclude.push_back(E);
   if (!O.Data.Include.empty() && !O.Data.Exclude.empty())
     return UsageError("--include and --exclude/--no-embeddings do not mix");

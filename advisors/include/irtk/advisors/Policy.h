@@ -31,6 +31,7 @@
 #include "llvm/Analysis/TensorSpec.h"
 #include "llvm/Support/Error.h"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -138,6 +139,11 @@ private:
 /// The index of the spec named \p Name in \p Specs.
 std::optional<size_t> findFeature(llvm::ArrayRef<llvm::TensorSpec> Specs,
                                   llvm::StringRef Name);
+
+/// What a model sees of an input value: NaN and infinities as 0. (LLVM's
+/// use_def_density is infinite for an interval that cannot be spilled,
+/// and NaN once scaled by such a largest value.)
+inline double modelInput(double V) { return std::isfinite(V) ? V : 0.0; }
 
 /// A scalar input of any of TensorSpec's types, as a double.
 double readScalar(const llvm::TensorSpec &Spec, const void *Buffer,
