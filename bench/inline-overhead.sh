@@ -35,6 +35,8 @@
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
+# shellcheck source=bench/overhead-lib.sh
+. "$BENCH_DIR/overhead-lib.sh"
 CLANG=${CLANG:-clang-22}
 CORPUS= OUT= SAMPLE=24 MODEL= JOBS=2
 CONFIGS=Oz-stock,Oz-default,Oz-noemb,Oz-model,O2-stock,O2-default,O2-model
@@ -84,23 +86,15 @@ measure() { # config module
   local C=$1 M=$2 R=$OUT/$1/$2.count
   [[ -s $R ]] && return 0
   mkdir -p "$(dirname "$R")"
-  local T
+  local T F
   T=$(mktemp -d)
-  local F
   F=$(flags_of "$C")
   F=${F//LOG/$T/log}
   # shellcheck disable=SC2086
-  if valgrind --tool=callgrind --callgrind-out-file="$T/cg" \
-    "$CLANG" "-${C%%-*}" -c "$CORPUS/$M.bc" -o "$T/m.o" $F 2>"$T/err"; then
-    grep -o 'Collected : [0-9]*' "$T/err" | awk '{print $3}' >"$R.tmp"
-    mv "$R.tmp" "$R"
-  else
-    echo "inline-overhead.sh: $C $M failed:" >&2
-    tail -3 "$T/err" >&2
-  fi
+  callgrind_count "$R" "$CLANG" "-${C%%-*}" -c "$CORPUS/$M.bc" -o "$T/m.o" $F
   rm -rf "$T"
 }
-export -f measure flags_of
+export -f measure flags_of callgrind_count
 export OUT CORPUS PLUGIN MODEL CLANG
 
 IFS=, read -ra CFG <<<"$CONFIGS"
@@ -108,20 +102,4 @@ for C in "${CFG[@]}"; do
   while read -r M; do printf '%s\t%s\n' "$C" "$M"; done <"$OUT/sample.list"
 done | xargs -P "$JOBS" -L 1 bash -c 'measure "$0" "$1"'
 
-/usr/bin/python3 - "$OUT" "$CONFIGS" <<'EOF' | tee "$OUT/summary.md"
-import os, sys
-out, configs = sys.argv[1], sys.argv[2].split(",")
-mods = open(f"{out}/sample.list").read().split()
-def count(c, m):
-    p = f"{out}/{c}/{m}.count"
-    return int(open(p).read()) if os.path.exists(p) else None
-print(f"| configuration | modules | instructions (G) | vs stock |")
-print(f"|---|---|---|---|")
-for c in configs:
-    base = c.split("-")[0] + "-stock"
-    both = [m for m in mods if count(c, m) is not None and count(base, m) is not None]
-    tot = sum(count(c, m) for m in both)
-    ref = sum(count(base, m) for m in both)
-    ratio = f"{100 * (tot / ref - 1):+.2f}%" if ref and c != base else "-"
-    print(f"| {c} | {len(both)} | {tot / 1e9:.3f} | {ratio} |")
-EOF
+overhead_summary "$OUT" "$CONFIGS"
