@@ -210,11 +210,15 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError("fit needs --advisor inline or --advisor evict");
   O.Data.Exclude = splitList(Exclude);
   O.Data.Include = splitList(Include);
-  if (NoEmbeddings)
-    for (const char *E : {"callee_embedding", "caller_embedding",
-                          "mir2vec_defs_and_uses",
-                          "mir2vec_defs_and_uses_by_freq"})
-      O.Data.Exclude.push_back(E);
+  if (NoEmbeddings) {
+    if (O.Advisor == "evict")
+      O.Data.Exclude.insert(
+          O.Data.Exclude.end(),
+          {"mir2vec_defs_and_uses", "mir2vec_defs_and_uses_by_freq"});
+    else
+      O.Data.Exclude.insert(O.Data.Exclude.end(),
+                            {"callee_embedding", "caller_embedding"});
+  }
   if (!O.Data.Include.empty() && !O.Data.Exclude.empty())
     return UsageError("--include and --exclude/--no-embeddings do not mix");
   if (!Hidden.empty()) {
