@@ -181,6 +181,8 @@ struct Session {
   /// decisions waiting for their reward.
   const Function *Context = nullptr;
   bool Decided = false;
+  /// Decisions taken in the current function.
+  unsigned InFunction = 0;
   /// Answers of a model or host that were not carried out.
   size_t Refused = 0;
 
@@ -592,8 +594,18 @@ MCRegister Advisor::tryFindEvictionCandidate(
   *tensor<int64_t>(EvictDefault) = DefaultPos;
   tensor<int64_t>(IsDefault)[DefaultPos] = 1;
 
+  if (S.Options.DeviateAt && *S.Options.DeviateAt == S.InFunction &&
+      Runner.kind() == PolicyKind::Default) {
+    int64_t To = S.Options.DeviateTo < 0 ? NoEvictionPos : -1;
+    for (int64_t P = 0, Rank = 0; To < 0 && P < NoEvictionPos; ++P)
+      if (Mask[P] && P != DefaultPos && Rank++ == S.Options.DeviateTo)
+        To = P;
+    if (To >= 0 && Mask[To])
+      Runner.overrideNextDefault(To);
+  }
   int64_t Pos = Runner.evaluate<int64_t>();
   S.Decided = true;
+  ++S.InFunction;
   if (Pos < 0 || Pos > NoEvictionPos || !Mask[Pos]) {
     ++S.Refused;
     return StockReg;
@@ -622,6 +634,7 @@ public:
     if (S.Context != &MF.getFunction()) {
       S.Context = &MF.getFunction();
       S.Decided = false;
+      S.InFunction = 0;
       S.Runner->switchContext(MF.getName());
     }
     return std::make_unique<Advisor>(MF, RA, std::move(Stock), S, *MBFI,

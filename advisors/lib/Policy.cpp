@@ -196,6 +196,11 @@ void PolicyRunner::startPendingContext() {
 int64_t PolicyRunner::decide() {
   switch (Opts.Kind) {
   case PolicyKind::Default:
+    if (Override) {
+      int64_t D = *Override;
+      Override.reset();
+      return D;
+    }
     return static_cast<int64_t>(readScalar(Spec.Inputs[Spec.DefaultIndex],
                                            getTensorUntyped(Spec.DefaultIndex),
                                            0));

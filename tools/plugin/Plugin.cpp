@@ -245,6 +245,18 @@ static cl::opt<bool> EvictEmbeddings(
              "target's bundled vocabulary); =false: LLVM's features only"),
     cl::cat(EvictCategory));
 
+static cl::opt<unsigned> EvictDeviateAt(
+    "irtk-evict-deviate-at",
+    cl::desc("With -irtk-evict-policy=default, depart from the stock answer "
+             "at this decision (from 0) of every function, as "
+             "-irtk-evict-deviate-to says (for a search of better decisions)"),
+    cl::value_desc("K"), cl::cat(EvictCategory));
+static cl::opt<int> EvictDeviateTo(
+    "irtk-evict-deviate-to", cl::init(-1),
+    cl::desc("-1: evict nothing there (where allowed); J >= 0: evict for the "
+             "J-th evictable candidate other than the stock choice"),
+    cl::value_desc("J"), cl::cat(EvictCategory));
+
 /// The file this plugin was loaded from, for finding the default vocabulary
 /// beside it.
 static std::string pluginPath() {
@@ -309,6 +321,9 @@ static std::optional<irtk::advisors::EvictionAdvisorOptions> evictOptions() {
   irtk::advisors::EvictionAdvisorOptions O;
   O.Policy = *Policy;
   O.Embeddings = EvictEmbeddings;
+  if (EvictDeviateAt.getNumOccurrences())
+    O.DeviateAt = EvictDeviateAt;
+  O.DeviateTo = EvictDeviateTo;
   O.VocabularyPath = MIRVocabPath;
   O.BinaryPath = pluginPath();
   O.VocabularyWeights = mirWeights();

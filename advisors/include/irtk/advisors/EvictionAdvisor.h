@@ -32,6 +32,7 @@
 #include "irtk/advisors/Policy.h"
 #include "irtk/mir2vec/Layout.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,13 @@ struct EvictionAdvisorOptions {
   std::string VocabularyPath;
   std::string BinaryPath;
   mir2vec::Weights VocabularyWeights;
+  /// With the default policy, depart from the stock answer at one decision
+  /// of every function, for a search of better decisions: at its
+  /// DeviateAt-th decision (from 0), choose no eviction (DeviateTo -1) or
+  /// the DeviateTo-th (from 0) evictable candidate other than the stock
+  /// choice, where there is one.
+  std::optional<unsigned> DeviateAt;
+  int DeviateTo = -1;
 };
 
 /// The eviction advisor's features, in buffer order, for embeddings of

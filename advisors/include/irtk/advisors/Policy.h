@@ -117,6 +117,11 @@ public:
   /// The number of decisions taken so far.
   size_t decisions() const { return Decisions; }
 
+  /// With the default policy, the next decision is \p Decision rather than
+  /// the default feature's (a search trying a departure from the default);
+  /// it is logged as the decision.
+  void overrideNextDefault(int64_t Decision) { Override = Decision; }
+
 private:
   PolicyRunner(llvm::LLVMContext &Ctx, PolicySpec Spec, PolicyOptions Opts);
   void *evaluateUntyped() override;
@@ -134,6 +139,7 @@ private:
   bool ContextStarted = false;
   size_t Decisions = 0;
   int64_t Result = 0;
+  std::optional<int64_t> Override;
 };
 
 /// The index of the spec named \p Name in \p Specs.
