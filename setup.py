@@ -5,7 +5,8 @@
 
 pip runs it (pyproject.toml): ``python -m pip install --no-build-isolation
 .``. build_ext configures a CMake build of the Python module alone
-(-DIRTK_BUILD_TOOLS=OFF, no tests) for the Python that runs pip, builds the
+(-DIRTK_BUILD_TOOLS=OFF, no tests) for the Python that runs pip, in
+build-pip/temp.*/cmake-<hash of the interpreter's path>, builds the
 target irtk-python-ir2vec (the whole package: extension, Python files,
 _build_info.py, default vocabulary) and copies the package into the wheel.
 
@@ -15,6 +16,7 @@ Python must be the one running pip. IRTK_CMAKE_ARGS adds arguments to the
 configure step, IRTK_BUILD_JOBS sets the parallelism.
 """
 
+import hashlib
 import os
 import re
 import shlex
@@ -79,7 +81,11 @@ class CMakeBuild(build_ext):
                          "unset IRTK_CMAKE_BUILD_DIR or run pip with that "
                          "Python")
         else:
-            build_dir = os.path.abspath(os.path.join(self.build_temp, "cmake"))
+            # One CMake build per interpreter: two Pythons of one version
+            # share build_temp.
+            tag = hashlib.sha1(sys.executable.encode()).hexdigest()[:8]
+            build_dir = os.path.abspath(
+                os.path.join(self.build_temp, f"cmake-{tag}"))
             args = ["-S", SOURCE_DIR, "-B", build_dir,
                     "-DCMAKE_BUILD_TYPE=Release",
                     f"-DPython3_EXECUTABLE={sys.executable}",

@@ -26,15 +26,6 @@ import functools as _functools
 import os as _os
 import sys as _sys
 
-try:
-    import numpy as _numpy  # noqa: F401  (the extension returns arrays)
-except ImportError as _e:
-    raise ImportError(
-        f"ir2vec needs numpy, which this Python ({_sys.executable}) cannot "
-        f"import ({_e}). Install it: on Debian, apt install python3-numpy "
-        "for /usr/bin/python3; otherwise python -m pip install numpy"
-    ) from None
-
 
 def _extensionError(error):
     """Why the extension did not load, and how to rebuild it."""
@@ -77,6 +68,17 @@ try:
     from ._ir2vec import loadVocab as _loadVocab
 except ImportError as _e:
     raise ImportError(_extensionError(_e)) from None
+
+# After the extension (a wrong Python is the first thing to fix): its
+# vectors are numpy arrays, which it imports at the first one.
+try:
+    import numpy as _numpy  # noqa: F401  (the extension returns arrays)
+except ImportError as _e:
+    raise ImportError(
+        f"ir2vec needs numpy, which this Python ({_sys.executable}) cannot "
+        f"import ({_e}). Install it: on Debian, apt install python3-numpy "
+        "for /usr/bin/python3; otherwise python -m pip install numpy"
+    ) from None
 
 from . import vocab
 from .store import Store, StoreError, loadStore
