@@ -31,6 +31,11 @@ SOURCE = os.environ["IRTK_SOURCE_DIR"]
 BUILD = os.environ["IRTK_BUILD_DIR"]
 LLVM_BIN = os.environ["IRTK_LLVM_TOOLS_DIR"]
 WITH_PYTHON = os.environ["IRTK_BUILD_PYTHON"] == "ON"
+# A sanitized build (docs/Reliability.md): the consumer is compiled with the
+# same sanitizers, and hosts that load our code (python3, opt) preload
+# ASan's runtime.
+SANITIZE_FLAGS = os.environ.get("IRTK_SANITIZE_FLAGS", "")
+SANITIZER_PRELOAD = os.environ.get("IRTK_SANITIZER_PRELOAD", "")
 CFG_LL = os.path.join(SOURCE, "test", "Inputs", "cfg.ll")
 PYTHON_VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -42,6 +47,14 @@ def run(args, **kwargs):
     if r.returncode != 0:
         raise AssertionError(f"{args} exited {r.returncode}:\n{r.stdout}")
     return r.stdout
+
+
+def hostEnv(**extra):
+    """The environment of a host that is not ours but loads our code."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **extra)
+    if SANITIZER_PRELOAD:
+        env.update(LD_PRELOAD=SANITIZER_PRELOAD, ASAN_OPTIONS="detect_leaks=0")
+    return env
 
 
 def cliFunctionVectors(tool, env=None):
@@ -81,7 +94,9 @@ class CMakePackage(Temp):
         example = os.path.join(self.tmp, "example")
         run(["cmake", "-S", os.path.join(SOURCE, "examples", "cmake-consumer"),
              "-B", example, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-             f"-DCMAKE_PREFIX_PATH={prefix}"])
+             f"-DCMAKE_PREFIX_PATH={prefix}",
+             f"-DCMAKE_CXX_FLAGS={SANITIZE_FLAGS}",
+             f"-DCMAKE_EXE_LINKER_FLAGS={SANITIZE_FLAGS}"])
         run(["cmake", "--build", example])
         out = run([os.path.join(example, "embed-functions"), CFG_LL])
         lines = out.splitlines()
@@ -162,8 +177,8 @@ class PythonWheel(unittest.TestCase):
              "--no-cache-dir", "--target", cls.site, cls.wheel], env=env)
 
     def python(self, code, site=None, extra_path=()):
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
-                   PYTHONPATH=os.pathsep.join([*extra_path, site or self.site]))
+        env = hostEnv(
+            PYTHONPATH=os.pathsep.join([*extra_path, site or self.site]))
         return subprocess.run([sys.executable, "-c", code], cwd=self.tmp,
                               env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
@@ -280,7 +295,8 @@ class DebianPackage(Temp):
         # The plugin, in opt, with the default vocabulary.
         out = run([os.path.join(LLVM_BIN, "opt"), "-load-pass-plugin",
                    os.path.join(usr, "lib", "IRTKPlugin.so"),
-                   "-passes=print<irtk-ir2vec>", "-disable-output", CFG_LL])
+                   "-passes=print<irtk-ir2vec>", "-disable-output", CFG_LL],
+                  env=hostEnv())
         self.assertIn("add", out)
         # The Python package, for Debian's Python.
         site = os.path.join(usr, "lib", f"python{PYTHON_VERSION}",
@@ -289,7 +305,7 @@ class DebianPackage(Temp):
             [sys.executable, "-c",
              "import ir2vec; print(ir2vec.__file__); "
              f"print(sorted(ir2vec.initEmbedding({CFG_LL!r}).getFuncEmbMap()))"],
-            env=dict(os.environ, PYTHONPATH=site, PYTHONDONTWRITEBYTECODE="1"),
+            env=hostEnv(PYTHONPATH=site),
             cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True)
         self.assertEqual(r.returncode, 0, r.stdout)
