@@ -74,6 +74,15 @@ class Temp(unittest.TestCase):
 
 
 class CMakePackage(Temp):
+    def writeProject(self, files):
+        """A consumer's source directory holding \p files (name: text)."""
+        source = os.path.join(self.tmp, "src")
+        os.makedirs(source)
+        for name, text in files.items():
+            with open(os.path.join(source, name), "w") as f:
+                f.write(text)
+        return source
+
     def test_installed_package_builds_the_example(self):
         prefix = os.path.join(self.tmp, "prefix")
         out = run(["cmake", "--install", BUILD, "--prefix", prefix])
@@ -110,39 +119,34 @@ class CMakePackage(Temp):
         self.assertIn(f"irtk_DIR:PATH={prefix}/lib/cmake/irtk", cache)
 
     def test_version_mismatch_is_refused(self):
-        consumer = os.path.join(self.tmp, "src")
-        os.makedirs(consumer)
-        with open(os.path.join(consumer, "CMakeLists.txt"), "w") as f:
-            f.write("cmake_minimum_required(VERSION 3.20)\n"
-                    "project(c LANGUAGES CXX)\n"
-                    "find_package(irtk 99 CONFIG REQUIRED)\n")
+        consumer = self.writeProject({"CMakeLists.txt": (
+            "cmake_minimum_required(VERSION 3.20)\n"
+            "project(c LANGUAGES CXX)\n"
+            "find_package(irtk 99 CONFIG REQUIRED)\n")})
         r = subprocess.run(
             ["cmake", "-S", consumer, "-B", os.path.join(self.tmp, "b"),
              f"-Dirtk_DIR={BUILD}/cmake"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        # The build tree has only the installable config: irtkTargets.cmake
-        # is made by the install. Either way, version 99 is not found.
+        # The version file (build tree) refuses 99 before the config runs.
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("irtk", r.stdout)
+        self.assertIn('compatible\n  with requested version "99"', r.stdout)
+        self.assertIn("irtkConfig.cmake, version: 0.", r.stdout)
 
     def test_add_subdirectory_passes_llvm_on(self):
-        consumer = os.path.join(self.tmp, "src")
-        os.makedirs(consumer)
-        with open(os.path.join(consumer, "use.cpp"), "w") as f:
+        consumer = self.writeProject({
             # Headers of irtk that include LLVM's (StringRef.h, Error.h).
-            f.write('#include "irtk/ir2vec/Embedder.h"\n'
-                    '#include "irtk/support/Version.h"\n'
-                    'const char *V = IRTK_VERSION;\n'
-                    'int main() { return 0; }\n')
-        with open(os.path.join(consumer, "CMakeLists.txt"), "w") as f:
-            f.write(f"""cmake_minimum_required(VERSION 3.20)
+            "use.cpp": ('#include "irtk/ir2vec/Embedder.h"\n'
+                        '#include "irtk/support/Version.h"\n'
+                        'const char *V = IRTK_VERSION;\n'
+                        'int main() { return 0; }\n'),
+            "CMakeLists.txt": f"""cmake_minimum_required(VERSION 3.20)
 project(c LANGUAGES C CXX)
 set(IRTK_BUILD_TOOLS OFF CACHE BOOL "")
 set(IRTK_BUILD_PYTHON OFF CACHE BOOL "")
 add_subdirectory("{SOURCE}" irtk)
 add_executable(use use.cpp)
 target_link_libraries(use PRIVATE irtk::ir2vec LLVM)
-""")
+"""})
         build = os.path.join(self.tmp, "b")
         out = run(["cmake", "-S", consumer, "-B", build, "-G", "Ninja",
                    "-DCMAKE_BUILD_TYPE=Release"])
