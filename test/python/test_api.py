@@ -297,6 +297,64 @@ class EmbedFiles(unittest.TestCase):
         self.assertEqual(as_list(r["embeddings"]["add"]), [133.30000074207783, 3.6000000089406967])
 
 
+class EmbedFilesIter(unittest.TestCase):
+    def test_same_results_in_order(self):
+        files = [CFG, "/nonexistent/x.ll", MANGLED] * 7
+        v = unit_vocab()
+        want = ir2vec.embedFiles(files, "fa", v, level="bb", threads=3)
+        it = ir2vec.embedFilesIter(files, "fa", v, level="bb", threads=3)
+        self.assertIsInstance(it, ir2vec.EmbedFilesIterator)
+        self.assertIs(iter(it), it)
+        self.assertEqual(len(it), len(files))
+        got = list(it)
+        self.assertEqual([r["filename"] for r in got], files)
+        flat = lambda rs: [(r["filename"], r["error"], f, k, as_list(x))
+                           for r in rs for f, rows in (r["embeddings"] or {}).items()
+                           for k, x in rows]
+        self.assertEqual(flat(got), flat(want))
+        self.assertEqual(list(it), [])  # exhausted
+        with self.assertRaises(StopIteration):
+            next(it)
+
+    def test_yields_before_the_last_file_is_done(self):
+        # The first result comes while later files are still queued: with one
+        # worker, after one next() most files cannot have been embedded yet,
+        # and closing drops them.
+        files = [CFG] * 200
+        it = ir2vec.embedFilesIter(files, vocab=unit_vocab(), threads=1)
+        first = next(it)
+        self.assertEqual(first["filename"], CFG)
+        it.close()
+        self.assertEqual(list(it), [])
+
+    def test_arguments_are_checked_at_the_call(self):
+        with self.assertRaisesRegex(ValueError, "^Invalid level 'x'"):
+            ir2vec.embedFilesIter([CFG], vocab=unit_vocab(), level="x")
+        with self.assertRaisesRegex(TypeError, "^filenames must be a list"):
+            ir2vec.embedFilesIter(CFG, vocab=unit_vocab())
+
+    def test_abandoned_iterator_stops(self):
+        it = ir2vec.embedFilesIter([CFG] * 100, vocab=unit_vocab(), threads=2)
+        next(it)
+        del it  # joins its threads; must not hang or crash
+
+
+class DefaultVocabulary(unittest.TestCase):
+    """Without vocab or vocabPath, the bundled default (as the CLI)."""
+
+    def test_every_entry_point_uses_it(self):
+        bundled = ir2vec.loadVocab(ir2vec.vocab.seedEmbedding75D)
+        want = ir2vec.initEmbedding(CFG, vocab=bundled).getFuncEmbMap()
+        self.assertEqual(len(want["add"]), 75)
+        for got in (ir2vec.initEmbedding(CFG).getFuncEmbMap(),
+                    ir2vec.IR2VecTool(CFG).getFuncEmbMap(),
+                    ir2vec.embedFiles([CFG])[0]["embeddings"],
+                    next(ir2vec.embedFilesIter([CFG]))["embeddings"]):
+            self.assertEqual({k: as_list(v) for k, v in got.items()},
+                             {k: as_list(v) for k, v in want.items()})
+        self.assertIs(ir2vec._defaultVocab(), ir2vec._defaultVocab())
+
+
 class Threads(unittest.TestCase):
     def test_one_tool_from_many_threads(self):
         tool = ir2vec.initEmbedding(filename=CFG, mode="fa", vocab=unit_vocab())

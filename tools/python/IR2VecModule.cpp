@@ -10,11 +10,12 @@
 /// `ir2vec._ir2vec`, the extension behind the `ir2vec` Python package. It
 /// offers LLVM main's Python API for IR2Vec (loadVocab, IR2VecKind,
 /// initEmbedding and the IR2VecTool queries), so that scripts written for
-/// upstream's bindings run unchanged, and embedFiles, which embeds many files
-/// on a pool of threads with the GIL released. This is glue: vectors come
-/// from irtk::ir2vec::Embedder, instruction text from InstructionPrinter, and
-/// the queries make the calls upstream's IR2VecTool makes, in the same order,
-/// so that flow-aware results agree too.
+/// upstream's bindings run unchanged, and embedFiles (and its iterator,
+/// embedFilesIter), which embeds many files on a pool of threads with the GIL
+/// released. This is glue: vectors come from irtk::ir2vec::Embedder,
+/// instruction text from InstructionPrinter, and the queries make the calls
+/// upstream's IR2VecTool makes, in the same order, so that flow-aware results
+/// agree too.
 ///
 /// Exceptions are thrown only in this file's own frames, never through LLVM
 /// code: libLLVM is built without exceptions.
@@ -37,11 +38,15 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -327,23 +332,37 @@ static std::unique_ptr<PyVocab> loadVocab(py::handle VocabPath,
 
 /// The vocabulary of \p Fn: a Vocab object (LLVM main) or, as in upstream's
 /// first revisions, a path.
+/// The vocabulary of a call: \p VocabObj (an ir2vec.Vocab), the file
+/// \p VocabPath, or, when neither is given, the package's default
+/// vocabulary (ir2vec._defaultVocab(), loaded once), as the CLI and the
+/// plugin use it.
 static std::shared_ptr<const Vocabulary>
 resolveVocab(py::handle VocabObj, py::handle VocabPath, const char *Fn) {
   bool HasVocab = !VocabObj.is_none(), HasPath = !VocabPath.is_none();
   if (HasVocab && HasPath)
     throw py::type_error(std::string(Fn) +
                          "() takes vocab or vocabPath, not both");
+  if (!HasVocab && !HasPath)
+    return py::module_::import("ir2vec")
+        .attr("_defaultVocab")()
+        .cast<PyVocab &>()
+        .V;
   if (HasVocab) {
+    if (py::isinstance<py::str>(VocabObj))
+      // IITH IR2Vec's pip package is also called ir2vec; its
+      // initEmbedding(file, mode, level) takes a level third.
+      throw py::type_error(toMessage(
+          "vocab must be an ir2vec.Vocab from ir2vec.loadVocab(), not str. "
+          "This ir2vec is irtk's, with LLVM's API, not IITH IR2Vec's "
+          "initEmbedding(file, mode, level): use ir2vec.initEmbedding(file, "
+          "'fa') (default vocabulary; vocabPath=... names a file) and then "
+          "getFuncEmbMap(); see docs/Python.md"));
     if (!py::isinstance<PyVocab>(VocabObj))
       throw py::type_error(
           "vocab must be an ir2vec.Vocab from ir2vec.loadVocab(), not " +
           typeName(VocabObj));
     return VocabObj.cast<PyVocab &>().V;
   }
-  if (!HasPath)
-    throw py::type_error(std::string(Fn) +
-                         "() missing required argument 'vocab' (an "
-                         "ir2vec.Vocab from ir2vec.loadVocab())");
   std::string Path = toPath(VocabPath, "vocabPath");
   if (Path.empty())
     throwValueError("Empty Vocab Path not allowed");
@@ -516,12 +535,120 @@ static py::dict toPython(py::object Filename, const FileResult &R,
   return D;
 }
 
-/// ir2vec.embedFiles. Workers never touch Python; the calling thread turns
-/// each result into Python objects, in input order, as soon as it is ready,
-/// and checks for KeyboardInterrupt while it waits.
-static py::list embedFiles(py::handle Filenames, py::handle Mode,
-                           py::handle VocabObj, py::handle VocabPath,
-                           const std::string &LevelName, int Threads) {
+namespace {
+
+/// The checked arguments of embedFiles and embedFilesIter.
+struct EmbedFilesJob {
+  std::vector<std::string> Paths;
+  /// The inputs as str, for the results' "filename".
+  py::list Names;
+  EmbeddingKind Kind = EmbeddingKind::Symbolic;
+  std::shared_ptr<const Vocabulary> V;
+  LevelKind Level = LevelKind::Function;
+  unsigned Threads = 0;
+};
+
+/// ir2vec.EmbedFilesIterator: the results of embedFiles, one at a time, in
+/// input order, as they complete. A producer thread runs the ordered
+/// parallel map and queues finished results, at most MaxQueued ahead of the
+/// consumer; workers and the producer never touch Python. next() waits with
+/// the GIL released, checking for KeyboardInterrupt, and turns one result
+/// into Python objects. Closing (or destroying) it stops the map: running
+/// files finish and are dropped.
+class EmbedFilesStream {
+public:
+  explicit EmbedFilesStream(EmbedFilesJob J) : Job(std::move(J)) {
+    Producer = std::thread([this] { produce(); });
+  }
+  ~EmbedFilesStream() { close(); }
+
+  size_t size() const { return Job.Paths.size(); }
+
+  /// The next result, or nullopt after the last one (or once closed).
+  std::optional<py::dict> next() {
+    if (Closed || Next == Job.Paths.size())
+      return std::nullopt;
+    std::optional<FileResult> R;
+    while (!R) {
+      {
+        py::gil_scoped_release NoGIL;
+        std::unique_lock<std::mutex> Lock(Mu);
+        Changed.wait_for(Lock, std::chrono::milliseconds(100),
+                         [&] { return !Ready.empty(); });
+        if (!Ready.empty()) {
+          R.emplace(std::move(Ready.front()));
+          Ready.pop_front();
+        }
+      }
+      Changed.notify_all();
+      if (!R && PyErr_CheckSignals() != 0)
+        throw py::error_already_set();
+    }
+    return toPython(Job.Names[Next++], *R, Job.Level);
+  }
+
+  /// Stops the map and waits for the producer (without the GIL).
+  void close() {
+    if (Closed)
+      return;
+    Closed = true;
+    py::gil_scoped_release NoGIL;
+    {
+      std::lock_guard<std::mutex> Lock(Mu);
+      Stop = true;
+    }
+    Changed.notify_all();
+    Producer.join();
+  }
+
+private:
+  void produce() {
+    irtk::support::ParallelMapOptions PO;
+    PO.Threads = Job.Threads;
+    PO.Poll = [this] {
+      std::lock_guard<std::mutex> Lock(Mu);
+      return !Stop;
+    };
+    irtk::support::orderedParallelMap(
+        Job.Paths.size(), PO,
+        [&](size_t I) {
+          try {
+            return embedFile(Job.Paths[I], Job.Kind, *Job.V, Job.Level);
+          } catch (const std::exception &E) {
+            FileResult R;
+            R.Error = "'" + Job.Paths[I] + "': " + E.what();
+            return R;
+          }
+        },
+        [&](size_t, FileResult &R) {
+          std::unique_lock<std::mutex> Lock(Mu);
+          Changed.wait(Lock, [&] { return Stop || Ready.size() < MaxQueued; });
+          if (!Stop)
+            Ready.push_back(std::move(R));
+          Lock.unlock();
+          Changed.notify_all();
+        });
+  }
+
+  static constexpr size_t MaxQueued = 2;
+  EmbedFilesJob Job;
+  size_t Next = 0;
+  bool Closed = false;
+  std::mutex Mu;
+  std::condition_variable Changed;
+  std::deque<FileResult> Ready;
+  bool Stop = false;
+  std::thread Producer;
+};
+
+} // namespace
+
+/// Checks embedFiles' arguments.
+static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
+                                       py::handle VocabObj,
+                                       py::handle VocabPath,
+                                       const std::string &LevelName,
+                                       int Threads, const char *Fn) {
   if (py::isinstance<py::str>(Filenames) ||
       py::isinstance<py::bytes>(Filenames))
     throw py::type_error("filenames must be a list of paths, not a single " +
@@ -529,65 +656,35 @@ static py::list embedFiles(py::handle Filenames, py::handle Mode,
   if (!py::isinstance<py::iterable>(Filenames))
     throw py::type_error("filenames must be an iterable of paths, not " +
                          typeName(Filenames));
-  std::vector<std::string> Paths;
-  py::list Names;
+  EmbedFilesJob J;
   py::object FsDecode = py::module_::import("os").attr("fsdecode");
   for (py::handle F : Filenames) {
-    Paths.push_back(
-        toPath(F, "filenames[" + std::to_string(Paths.size()) + "]"));
-    Names.append(FsDecode(F));
+    J.Paths.push_back(
+        toPath(F, "filenames[" + std::to_string(J.Paths.size()) + "]"));
+    J.Names.append(FsDecode(F));
   }
-  EmbeddingKind K = parseMode(Mode);
-  std::shared_ptr<const Vocabulary> V =
-      resolveVocab(VocabObj, VocabPath, "embedFiles");
+  J.Kind = parseMode(Mode);
+  J.V = resolveVocab(VocabObj, VocabPath, Fn);
   std::optional<LevelKind> Level = irtk::ir2vec::parseLevel(LevelName);
   if (!Level)
     throwValueError("Invalid level '" + LevelName +
                     "'. Use 'func', 'bb' or 'inst'");
+  J.Level = *Level;
   if (Threads < 0)
     throwValueError("threads must be 0 (one per core) or more");
+  J.Threads = static_cast<unsigned>(Threads);
+  return J;
+}
 
-  // Workers never touch Python; this thread turns each result into Python
-  // objects, in input order, as soon as it is ready, and checks for
-  // KeyboardInterrupt while it waits.
-  irtk::support::ParallelMapOptions PO;
-  PO.Threads = static_cast<unsigned>(Threads);
-  bool Interrupted = false;
-  PO.Poll = [&] {
-    py::gil_scoped_acquire GIL;
-    Interrupted = PyErr_CheckSignals() != 0;
-    return !Interrupted;
-  };
+/// ir2vec.embedFiles: every result of the stream, in a list.
+static py::list embedFiles(py::handle Filenames, py::handle Mode,
+                           py::handle VocabObj, py::handle VocabPath,
+                           const std::string &LevelName, int Threads) {
+  EmbedFilesStream S(makeEmbedFilesJob(Filenames, Mode, VocabObj, VocabPath,
+                                       LevelName, Threads, "embedFiles"));
   py::list Out;
-  std::optional<py::error_already_set> Failure;
-  {
-    py::gil_scoped_release NoGIL;
-    irtk::support::orderedParallelMap(
-        Paths.size(), PO,
-        [&](size_t I) {
-          try {
-            return embedFile(Paths[I], K, *V, *Level);
-          } catch (const std::exception &E) {
-            FileResult R;
-            R.Error = "'" + Paths[I] + "': " + E.what();
-            return R;
-          }
-        },
-        [&](size_t I, FileResult &R) {
-          py::gil_scoped_acquire GIL;
-          if (Failure)
-            return;
-          try {
-            Out.append(toPython(Names[I], R, *Level));
-          } catch (py::error_already_set &E) {
-            Failure.emplace(std::move(E));
-          }
-        });
-  }
-  if (Interrupted)
-    throw py::error_already_set();
-  if (Failure)
-    throw std::move(*Failure);
+  while (std::optional<py::dict> D = S.next())
+    Out.append(std::move(*D));
   return Out;
 }
 
@@ -663,8 +760,15 @@ PYBIND11_MODULE(_ir2vec, M) {
         py::arg("vocab") = py::none(), py::arg("vocabPath") = py::none(),
         "Parse and verify an LLVM IR file (.ll or .bc) for embedding. mode: "
         "ir2vec.IR2VecKind, or 'sym' / 'fa'. vocab: from ir2vec.loadVocab(); "
-        "vocabPath: a vocabulary file instead (upstream's first API).");
+        "vocabPath: a vocabulary file instead (upstream's first API); "
+        "neither: the bundled default vocabulary.");
 
+  const char *EmbedFilesDoc =
+      "Embed many IR files in parallel with the GIL released. Returns one "
+      "dict per file, in input order: filename, error (None or a message), "
+      "warnings, and embeddings: {function: vector} for level 'func', "
+      "{function: [(block or instruction, vector), ...]} for 'bb' and "
+      "'inst'. threads=0 uses one thread per core.";
   M.def(
       "embedFiles",
       [](py::object Filenames, py::object Mode, py::object Vocab,
@@ -674,10 +778,34 @@ PYBIND11_MODULE(_ir2vec, M) {
       py::arg("filenames"), py::arg("mode") = EmbeddingKind::Symbolic,
       py::arg("vocab") = py::none(), py::kw_only(),
       py::arg("vocabPath") = py::none(), py::arg("level") = "func",
+      py::arg("threads") = 0, EmbedFilesDoc);
+
+  py::class_<EmbedFilesStream>(
+      M, "EmbedFilesIterator",
+      "embedFiles' results, one dict per file in input order, each as soon "
+      "as it is ready; len() is the number of files. close() (or deleting "
+      "it) stops the files not yet started.")
+      .def("__iter__", [](py::object Self) { return Self; })
+      .def("__next__",
+           [](EmbedFilesStream &S) -> py::dict {
+             if (std::optional<py::dict> D = S.next())
+               return std::move(*D);
+             throw py::stop_iteration();
+           })
+      .def("__len__", &EmbedFilesStream::size)
+      .def("close", &EmbedFilesStream::close);
+  M.def(
+      "embedFilesIter",
+      [](py::object Filenames, py::object Mode, py::object Vocab,
+         py::object VocabPath, const std::string &Level, int Threads) {
+        return std::make_unique<EmbedFilesStream>(
+            makeEmbedFilesJob(Filenames, Mode, Vocab, VocabPath, Level, Threads,
+                              "embedFilesIter"));
+      },
+      py::arg("filenames"), py::arg("mode") = EmbeddingKind::Symbolic,
+      py::arg("vocab") = py::none(), py::kw_only(),
+      py::arg("vocabPath") = py::none(), py::arg("level") = "func",
       py::arg("threads") = 0,
-      "Embed many IR files in parallel with the GIL released. Returns one "
-      "dict per file, in input order: filename, error (None or a message), "
-      "warnings, and embeddings: {function: vector} for level 'func', "
-      "{function: [(block or instruction, vector), ...]} for 'bb' and "
-      "'inst'. threads=0 uses one thread per core.");
+      "embedFiles as an iterator: yields each file's dict, in input order, "
+      "as soon as it is ready (wrap it in tqdm for a progress bar).");
 }

@@ -13,29 +13,78 @@ upstream run unchanged::
                                 vocab=vocab)
     tool.getFuncEmbMap()        # {function name: numpy.ndarray (float64)}
 
-``embedFiles`` embeds many files in parallel; ``loadStore`` reads the stores
-``llvm-ir2vec --format=npy`` writes, of LLVM IR or machine IR. See
-docs/Python.md.
+Without ``vocab``, the bundled default vocabulary is used, as by the CLI.
+``embedFiles`` embeds many files in parallel (``embedFilesIter`` yields each
+result as it completes); ``loadStore`` reads the stores ``llvm-ir2vec
+--format=npy`` writes, of LLVM IR or machine IR. See docs/Python.md.
+
+This is irtk's ``ir2vec``; IITH IR2Vec's pip package has the same name and
+another API.
 """
 
+import functools as _functools
 import os as _os
+import sys as _sys
+
+
+def _extensionError(error):
+    """Why the extension did not load, and how to rebuild it."""
+    try:
+        from . import _build_info as info
+    except ImportError:
+        return (f"{error}. This ir2vec package is incomplete (no "
+                "_build_info.py): build it with pip or CMake (docs/Python.md)")
+    here = f"{_sys.version_info[0]}.{_sys.version_info[1]}"
+    where = _os.path.dirname(_os.path.abspath(__file__))
+    if here == info.PYTHON_VERSION and _os.path.exists(
+            _os.path.join(where, info.EXTENSION)):
+        return (f"{error}. ir2vec's extension {info.EXTENSION} is for this "
+                f"Python version ({here}) but does not load; it links "
+                "libLLVM.so.22.1 (Debian package libllvm22)")
+    return (
+        f"ir2vec's extension was built for Python {info.PYTHON_VERSION} "
+        f"({info.PYTHON}: {info.EXTENSION}), and this is Python {here} "
+        f"({_sys.executable}), which cannot load it. Run it with "
+        f"{info.PYTHON}, or build ir2vec for this Python: "
+        f"'{_sys.executable} -m pip install --no-build-isolation <irtk "
+        "source tree>', or CMake with "
+        f"-DPython3_EXECUTABLE={_sys.executable} (docs/Python.md)")
+
+
+try:
+    from ._ir2vec import (
+        EmbedFilesIterator,
+        FlowAware,
+        IR2VecKind,
+        IR2VecTool,
+        InvalidModeError,
+        Symbolic,
+        Vocab,
+        __version__,
+        embedFiles,
+        embedFilesIter,
+        initEmbedding,
+    )
+    from ._ir2vec import loadVocab as _loadVocab
+except ImportError as _e:
+    raise ImportError(_extensionError(_e)) from None
+
+# After the extension (a wrong Python is the first thing to fix): its
+# vectors are numpy arrays, which it imports at the first one.
+try:
+    import numpy as _numpy  # noqa: F401  (the extension returns arrays)
+except ImportError as _e:
+    raise ImportError(
+        f"ir2vec needs numpy, which this Python ({_sys.executable}) cannot "
+        f"import ({_e}). Install it: on Debian, apt install python3-numpy "
+        "for /usr/bin/python3; otherwise python -m pip install numpy"
+    ) from None
 
 from . import vocab
 from .store import Store, StoreError, loadStore
-from ._ir2vec import (
-    FlowAware,
-    IR2VecKind,
-    IR2VecTool,
-    InvalidModeError,
-    Symbolic,
-    Vocab,
-    __version__,
-    embedFiles,
-    initEmbedding,
-)
-from ._ir2vec import loadVocab as _loadVocab
 
 __all__ = [
+    "EmbedFilesIterator",
     "FlowAware",
     "IR2VecKind",
     "IR2VecTool",
@@ -46,6 +95,7 @@ __all__ = [
     "Symbolic",
     "Vocab",
     "embedFiles",
+    "embedFilesIter",
     "initEmbedding",
     "loadStore",
     "loadVocab",
@@ -75,3 +125,11 @@ def loadVocab(vocabPath, *, opcWeight=1.0, typeWeight=0.5, argWeight=0.2):
     return _loadVocab(
         vocabPath, opcWeight=opcWeight, typeWeight=typeWeight, argWeight=argWeight
     )
+
+
+@_functools.lru_cache(maxsize=None)
+def _defaultVocab():
+    """The bundled default vocabulary, loaded once: what initEmbedding,
+    IR2VecTool, embedFiles and embedFilesIter use without vocab or
+    vocabPath."""
+    return loadVocab(vocab.seedEmbedding75D)
