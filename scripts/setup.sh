@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev cmake ninja-build g++ python3 zlib1g-dev
   libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
   pybind11-dev python3-dev python3-numpy python3-matplotlib dpkg-dev
+  python3-distributed python3-dask # ir2vec.distributed (Dask)
   libclang-rt-22-dev # libFuzzer and the sanitizer runtimes (test.sh --fuzz)
 )
 
