@@ -300,9 +300,17 @@ def _settings(args):
             "weights": [args.opc_weight, args.type_weight, args.arg_weight]}
 
 
+def _sizes(inputs):
+    """The sizes of the inputs, 32 stat calls at a time: on a network file
+    system each waits for a round trip."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(32) as pool:
+        return list(pool.map(_size, inputs, chunksize=256))
+
+
 def plan(inputs, settings, task_bytes):
     """The plan of an embedding run: inputs with sizes, settings, tasks."""
-    sizes = [_size(p) for p in inputs]
+    sizes = _sizes(inputs)
     key = {"inputs": inputs, "sizes": sizes, "settings": settings,
            "task_bytes": task_bytes}
     digest = _digest(key)
@@ -596,9 +604,11 @@ def collectTask(task_id, inputs, first, out, command, timeout, delay=0.0):
     for n, inp in enumerate(inputs):
         mod_out = os.path.join(tmp, str(first + n))
         os.mkdir(mod_out)
-        cmd = command.format(input=shlex.quote(inp),
-                             out=shlex.quote(mod_out),
-                             name=shlex.quote(os.path.basename(inp)))
+        # Plain replacement, not str.format: shell commands have braces.
+        cmd = command
+        for key, value in (("{input}", inp), ("{out}", mod_out),
+                           ("{name}", os.path.basename(inp))):
+            cmd = cmd.replace(key, shlex.quote(value))
         start = time.monotonic()
         try:
             with open(os.path.join(mod_out, "stdout"), "wb") as so, \
@@ -633,7 +643,7 @@ def _collect(args):
     inputs = expandInputs(args.inputs)
     if not inputs:
         raise RunError("no inputs")
-    sizes = [_size(p) for p in inputs]
+    sizes = _sizes(inputs)
     key = {"inputs": inputs, "sizes": sizes, "command": args.command,
            "task_bytes": args.task_bytes}
     tasks = []
