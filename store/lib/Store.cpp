@@ -374,11 +374,9 @@ Expected<Store> Store::openSharded(std::string Dir, StoreInfo Info) {
   std::vector<IndexFile> Indexes;
   for (const ShardRef &Ref : Info.Shards) {
     std::string ShardDir = joinPath(Dir, Ref.Path);
-    Expected<Store> S = Store::open(ShardDir);
+    Expected<Store> S = openAt(ShardDir, /*IsShard=*/true);
     if (!S)
       return S.takeError();
-    if (S->isSharded())
-      return storeError(ShardDir, "a shard that is itself sharded");
     StringRef Differs = differingSetting(Info, S->info());
     if (!Differs.empty())
       return storeError(ShardDir,
@@ -394,7 +392,11 @@ Expected<Store> Store::openSharded(std::string Dir, StoreInfo Info) {
   return Store(std::move(Dir), std::move(Info), std::move(M), std::move(I));
 }
 
-Expected<Store> Store::open(StringRef DirArg) {
+Expected<Store> Store::open(StringRef Dir) {
+  return openAt(Dir, /*IsShard=*/false);
+}
+
+Expected<Store> Store::openAt(StringRef DirArg, bool IsShard) {
   std::string Dir = withoutTrailingSeparators(DirArg);
   sys::fs::file_status Status;
   if (std::error_code EC = sys::fs::status(Dir, Status))
@@ -409,8 +411,13 @@ Expected<Store> Store::open(StringRef DirArg) {
   Expected<StoreInfo> Info = parseStoreInfo((*Buf)->getBuffer(), InfoPath);
   if (!Info)
     return Info.takeError();
-  if (!Info->Shards.empty())
+  if (!Info->Shards.empty()) {
+    // Checked before opening any shard: a shard naming its own store (or
+    // a link to it) would otherwise be opened again and again.
+    if (IsShard)
+      return storeError(Dir, "a shard that is itself sharded");
     return openSharded(Dir, std::move(*Info));
+  }
   std::string MatrixPath = joinPath(Dir, MatrixFileName);
   Expected<NpyMatrix> M = NpyMatrix::open(MatrixPath);
   if (!M)

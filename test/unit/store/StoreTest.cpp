@@ -217,6 +217,9 @@ TEST_F(StoreTest, ShardedStoreChecksItsShards) {
   EXPECT_EQ(openError("m"), path("m/shards/d") +
                                 ": its vocabulary differs from " +
                                 path("m/store.json") + "'s");
+  // A shard that is the store itself is refused, not opened forever.
+  writeManifest("m", {{"shards/a", 2}, {".", 2}});
+  EXPECT_EQ(openError("m"), path("m/.") + ": a shard that is itself sharded");
 }
 
 TEST_F(StoreTest, AddedFilesAreCommittedWithTheStore) {

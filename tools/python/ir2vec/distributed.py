@@ -158,7 +158,7 @@ def _prepare_output(out, plan, what):
                       errors="surrogateescape") as f:
                 old = json.load(f)
         except (OSError, ValueError):
-            raise RunError(f"{out}: exists and is not a {what} run (no "
+            raise RunError(f"{out}: exists and holds no {what} run (no "
                            f"readable {PLAN_NAME}); not touching it")
         if old.get("digest") != plan["digest"]:
             raise RunError(f"{out}: holds a run of other inputs, input "

@@ -73,12 +73,16 @@ class Store:
     rows one after another (``vectors`` is then a copy in memory, and
     ``shards`` lists each shard's path, first row and row count)."""
 
-    def __init__(self, path):
+    def __init__(self, path, _shard=False):
         path = os.fspath(path)
         self.path = path
         info_path, info = _read_info(path)
         self.info = info
         if info["version"] == SHARDED_VERSION:
+            # Checked before opening any shard: a shard naming its own store
+            # would otherwise be opened again and again.
+            if _shard:
+                raise StoreError(f"{path}: a shard that is itself sharded")
             self._open_sharded(info_path, info)
             return
         self.shards = []
@@ -115,10 +119,7 @@ class Store:
         vectors, records, self.shards = [], [], []
         for ref in info["shards"]:
             shard_path = os.path.join(self.path, ref["path"])
-            shard = Store(shard_path)
-            if shard.shards:
-                raise StoreError(f"{shard_path}: a shard that is itself "
-                                 f"sharded")
+            shard = Store(shard_path, _shard=True)
             for key in SETTINGS:
                 if shard.info.get(key) != info.get(key):
                     raise StoreError(f"{shard_path}: its {key} differs from "

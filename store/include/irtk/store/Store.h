@@ -169,6 +169,8 @@ public:
   bool isSharded() const { return !Info.Shards.empty(); }
 
 private:
+  /// open(); a shard (\p IsShard) must be an ordinary store.
+  static llvm::Expected<Store> openAt(llvm::StringRef Dir, bool IsShard);
   static llvm::Expected<Store> openSharded(std::string Dir, StoreInfo Info);
   Store(std::string Dir, StoreInfo Info, NpyMatrix Matrix, IndexFile Index)
       : Dir(std::move(Dir)), Info(std::move(Info)), Matrix(std::move(Matrix)),
