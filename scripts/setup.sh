@@ -11,6 +11,7 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy python3-matplotlib dpkg-dev
   pandoc # the man pages, from docs/CommandGuide
   python3-pip python3-setuptools python3-wheel python3-venv # pip install .
+  python3-distributed python3-dask # ir2vec.distributed (Dask)
   libclang-rt-22-dev # libFuzzer and the sanitizer runtimes (test.sh --fuzz)
 )
 

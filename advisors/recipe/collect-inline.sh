@@ -10,6 +10,7 @@
 # Usage: advisors/recipe/collect-inline.sh --corpus DIR --out DIR --runs LIST
 #            [--plugin SO] [--sample K] [--jobs N] [--teachers LIST]
 #            [--embedding KIND] [--vocab FILE]
+#            [--scheduler tcp://HOST:PORT | --workers N]
 #
 # Compiles every module of an MLGO corpus of pre-optimisation bitcode (the
 # inline-train / inline-heldout splits of vocab/recipe/build-corpus.sh) as a
@@ -35,7 +36,12 @@
 # --sample K keeps every K-th module in name order (default 1: all). A rerun
 # skips every (run, module) already recorded with the same flags, so an
 # interrupted collection resumes; a failed compile is recorded and never
-# stops the others. Runs in parallel (--jobs, default the number of cores).
+# stops the others. Runs in parallel (--jobs, default the number of cores),
+# or, with --scheduler or --workers, on a Dask cluster through
+# `python3 -m ir2vec.distributed collect` (docs/Distributed.md): each module
+# is a command (all its runs) of a script written to <out>/compile-module.sh;
+# the engine's own records go to <out>/engine. The paths must be the same on
+# every worker (a shared file system).
 # advisors/recipe/train-inline.py reads <out>.
 #
 #===------------------------------------------------------------------------===#
@@ -49,10 +55,11 @@ RECIPE_NAME=collect-inline
 CLANG=${CLANG:-clang-22}
 LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
 CORPUS= OUT= RUNS= SAMPLE=1 JOBS=$(nproc) EMBEDDING=symbolic VOCAB=
+SCHEDULER= WORKERS=
 TEACHERS=-100000,0,5,25,50,100,225
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so
 while (($#)); do
-  next_opt "--corpus --out --runs --plugin --sample --jobs --teachers --embedding --vocab" "$@"
+  next_opt "--corpus --out --runs --plugin --sample --jobs --teachers --embedding --vocab --scheduler --workers" "$@"
   shift "$NSHIFT"
   case $OPT in
   --corpus) CORPUS=$VAL ;;
@@ -64,6 +71,8 @@ while (($#)); do
   --teachers) TEACHERS=$VAL ;;
   --embedding) EMBEDDING=$VAL ;;
   --vocab) VOCAB=$VAL ;;
+  --scheduler) SCHEDULER=$VAL ;;
+  --workers) WORKERS=$VAL ;;
   -h | --help) usage; exit 0 ;;
   *) usage_error "unknown option '$OPT'" ;;
   esac
@@ -73,7 +82,11 @@ done
 [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin; build it first"
 want_positive --sample "$SAMPLE"
 want_positive --jobs "$JOBS"
+[[ -z $WORKERS ]] || want_positive --workers "$WORKERS"
+[[ -z $SCHEDULER || -z $WORKERS ]] || usage_error "--scheduler and --workers exclude each other"
 mkdir -p "$OUT"
+# Absolute paths: the engine's workers may start anywhere.
+OUT=$(realpath "$OUT") CORPUS=$(realpath "$CORPUS") PLUGIN=$(realpath "$PLUGIN")
 
 # The flags of each run, checked before anything is compiled.
 declare -A FLAGS
@@ -133,6 +146,36 @@ export -f compile_one
 export OUT CORPUS CLANG LLVM_BIN
 
 N=$(wc -l <"$OUT/modules.list")
+if [[ -n $SCHEDULER || -n $WORKERS ]]; then
+  # One script per collection: the flags of every run and compile_one; its
+  # argument is a module's bitcode.
+  NAMES=()
+  for R in "${RUN_LIST[@]}"; do NAMES+=("${R%%=*}"); done
+  {
+    echo '#!/usr/bin/env bash'
+    echo "# Written by collect-inline.sh: compiles one module under every run."
+    echo 'set -uo pipefail'
+    declare -p OUT CORPUS CLANG LLVM_BIN FLAGS NAMES
+    declare -f compile_one
+    # shellcheck disable=SC2016
+    echo 'M=${1#"$CORPUS/"}; M=${M%.bc}'
+    # shellcheck disable=SC2016
+    echo 'for R in "${NAMES[@]}"; do compile_one "$R" "${FLAGS[$R]}" "$M"; done'
+  } >"$OUT/compile-module.sh"
+  ENGINE=(--workers "${WORKERS:-$JOBS}")
+  [[ -z $SCHEDULER ]] || ENGINE=(--scheduler "$SCHEDULER")
+  log "${#RUN_LIST[@]} runs x $N modules on Dask (${ENGINE[*]})"
+  sed "s|^|$CORPUS/|; s|\$|.bc|" "$OUT/modules.list" >"$OUT/modules.paths"
+  # Modules of about 1 MB per task; --task-bytes counts input bytes.
+  mapfile -t PATHS <"$OUT/modules.paths"
+  PYTHONPATH=$ROOT/build/python${PYTHONPATH:+:$PYTHONPATH} \
+    /usr/bin/python3 -m ir2vec.distributed collect "${ENGINE[@]}" \
+    --task-bytes 1048576 -o "$OUT/engine" \
+    --command "bash $OUT/compile-module.sh {input}" "${PATHS[@]}"
+  FAILED=$(grep -l -x 'status	failed' -r "$OUT" --include='*.txt' | wc -l || true)
+  log "done; $FAILED failed compiles"
+  exit 0
+fi
 log "${#RUN_LIST[@]} runs x $N modules, $JOBS jobs"
 # Module by module, so that an interrupted collection has whole rows.
 while read -r M; do

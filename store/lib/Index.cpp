@@ -140,40 +140,70 @@ Expected<IndexFile> IndexFile::open(StringRef Path) {
   if (!Buf)
     return createStringError(
         Buf.getError(), Path + ": cannot read: " + Buf.getError().message());
-  IndexFile F;
-  F.Path = Path.str();
+  Part P;
+  P.Path = Path.str();
   StringRef Text = (*Buf)->getBuffer();
-  F.Starts.push_back(0);
+  P.Starts.push_back(0);
   for (size_t Pos = Text.find('\n'); Pos != StringRef::npos;
        Pos = Text.find('\n', Pos + 1))
-    F.Starts.push_back(Pos + 1);
+    P.Starts.push_back(Pos + 1);
   // A last line without a newline is a line too.
-  if (F.Starts.back() != Text.size())
-    F.Starts.push_back(Text.size() + 1);
-  F.Buffer = std::move(*Buf);
+  if (P.Starts.back() != Text.size())
+    P.Starts.push_back(Text.size() + 1);
+  P.Buffer = std::move(*Buf);
   // Every line must be JSON, checked now and not when its row is first
   // read: a store whose index is damaged is refused as a whole. The check
   // builds nothing, so opening stays cheap; the fields are checked when a
   // record is read.
-  for (uint64_t Row = 0; Row < F.size(); ++Row)
-    if (Error E = support::checkJSON(F.line(Row), F.Path, Row + 1))
+  for (uint64_t Row = 0; Row < P.size(); ++Row)
+    if (Error E = support::checkJSON(P.line(Row), P.Path, Row + 1))
       return E;
+  IndexFile F;
+  F.Path = P.Path;
+  F.Size = P.size();
+  F.Parts.push_back(std::move(P));
   return F;
 }
 
-StringRef IndexFile::line(uint64_t Row) const {
+IndexFile IndexFile::concatenate(std::vector<IndexFile> Files, StringRef Path) {
+  IndexFile F;
+  F.Path = Path.str();
+  for (IndexFile &File : Files)
+    for (Part &P : File.Parts) {
+      P.FirstRow = F.Size;
+      F.Size += P.size();
+      F.Parts.push_back(std::move(P));
+    }
+  return F;
+}
+
+StringRef IndexFile::Part::line(uint64_t Row) const {
   StringRef Text = Buffer->getBuffer();
   uint64_t End = std::min<uint64_t>(Starts[Row + 1], Text.size());
   return Text.slice(Starts[Row], End).rtrim("\r\n");
 }
 
+const IndexFile::Part &IndexFile::partOf(uint64_t Row) const {
+  // The last part whose first row is at most Row; empty parts are skipped
+  // because the next part starts at the same row.
+  auto It = std::upper_bound(
+      Parts.begin(), Parts.end(), Row,
+      [](uint64_t R, const Part &P) { return R < P.FirstRow; });
+  assert(It != Parts.begin() && "row out of range");
+  return *std::prev(It);
+}
+
 Expected<IndexRecord> IndexFile::record(uint64_t Row) const {
   assert(Row < size() && "row out of range");
-  Expected<IndexRecord> R = parseIndexRecord(line(Row), Path, Row + 1);
-  if (R && R->Row != Row)
+  const Part &P = partOf(Row);
+  uint64_t Local = Row - P.FirstRow;
+  Expected<IndexRecord> R = parseIndexRecord(P.line(Local), P.Path, Local + 1);
+  if (R && R->Row != Local)
     return createStringError(inconvertibleErrorCode(),
-                             Path + ":" + Twine(Row + 1) + ": says row " +
-                                 Twine(R->Row) + "; expected " + Twine(Row));
+                             P.Path + ":" + Twine(Local + 1) + ": says row " +
+                                 Twine(R->Row) + "; expected " + Twine(Local));
+  if (R)
+    R->Row = Row;
   return R;
 }
 
@@ -181,20 +211,22 @@ Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name) const {
   std::string Needle;
   raw_string_ostream NS(Needle);
   support::printJSONString(NS, Name);
-  StringRef Text = Buffer->getBuffer();
   std::vector<uint64_t> Rows;
-  for (size_t Pos = Text.find(Needle); Pos != StringRef::npos;) {
-    // The line holding the match.
-    uint64_t Row = std::upper_bound(Starts.begin(), Starts.end(), Pos) -
-                   Starts.begin() - 1;
-    Expected<IndexRecord> R = record(Row);
-    if (!R)
-      return R.takeError();
-    if (R->Function == Name || R->Demangled == Name)
-      Rows.push_back(Row);
-    if (Starts[Row + 1] >= Text.size())
-      break;
-    Pos = Text.find(Needle, Starts[Row + 1]);
+  for (const Part &P : Parts) {
+    StringRef Text = P.Buffer->getBuffer();
+    for (size_t Pos = Text.find(Needle); Pos != StringRef::npos;) {
+      // The line holding the match.
+      uint64_t Local = std::upper_bound(P.Starts.begin(), P.Starts.end(), Pos) -
+                       P.Starts.begin() - 1;
+      Expected<IndexRecord> R = record(P.FirstRow + Local);
+      if (!R)
+        return R.takeError();
+      if (R->Function == Name || R->Demangled == Name)
+        Rows.push_back(R->Row);
+      if (P.Starts[Local + 1] >= Text.size())
+        break;
+      Pos = Text.find(Needle, P.Starts[Local + 1]);
+    }
   }
   return Rows;
 }

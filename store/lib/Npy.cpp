@@ -347,4 +347,24 @@ Expected<NpyMatrix> NpyMatrix::open(StringRef Path) {
   return M;
 }
 
+NpyMatrix NpyMatrix::concatenate(std::vector<NpyMatrix> Parts, unsigned Cols) {
+  if (Parts.size() == 1)
+    return std::move(Parts.front());
+  NpyMatrix M;
+  M.Cols = Cols;
+  for (const NpyMatrix &P : Parts) {
+    assert(P.cols() == Cols && "parts of different widths");
+    M.Rows += P.rows();
+  }
+  uint64_t N = M.Rows * Cols;
+  M.Copy = std::make_unique<float[]>(N ? N : 1);
+  float *Out = M.Copy.get();
+  for (const NpyMatrix &P : Parts) {
+    std::memcpy(Out, P.data(), P.rows() * Cols * sizeof(float));
+    Out += P.rows() * Cols;
+  }
+  M.Data = M.Copy.get();
+  return M;
+}
+
 } // namespace irtk::store

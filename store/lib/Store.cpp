@@ -45,7 +45,8 @@ void writeStoreInfo(const StoreInfo &Info, raw_ostream &OS) {
   json::OStream J(OS, /*IndentSize=*/2);
   J.object([&] {
     J.attribute("format", StoreFormatName);
-    J.attribute("version", StoreFormatVersion);
+    J.attribute("version", Info.Shards.empty() ? StoreFormatVersion
+                                               : ShardedStoreFormatVersion);
     J.attribute("dimension", Info.Dimension);
     J.attribute("count", static_cast<int64_t>(Info.Count));
     J.attribute("dtype", "float32");
@@ -61,6 +62,14 @@ void writeStoreInfo(const StoreInfo &Info, raw_ostream &OS) {
       J.attributeObject("source", [&] {
         for (const auto &[Name, Value] : Info.Source)
           J.attribute(Name, Value);
+      });
+    if (!Info.Shards.empty())
+      J.attributeArray("shards", [&] {
+        for (const ShardRef &S : Info.Shards)
+          J.object([&] {
+            J.attribute("path", S.Path);
+            J.attribute("count", static_cast<int64_t>(S.Count));
+          });
       });
   });
   OS << '\n';
@@ -87,10 +96,10 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
   std::optional<int64_t> Version = O->getInteger("version");
   if (!Version || *Version < 1)
     return storeError(Name, "no valid \"version\"");
-  if (*Version > StoreFormatVersion)
+  if (*Version > ShardedStoreFormatVersion)
     return storeError(Name, "store format version " + Twine(*Version) +
                                 " is newer than this tool's (" +
-                                Twine(StoreFormatVersion) + ")");
+                                Twine(ShardedStoreFormatVersion) + ")");
   StoreInfo Info;
   std::optional<int64_t> Dim = O->getInteger("dimension");
   if (!Dim || *Dim < 1 || *Dim > UINT32_MAX)
@@ -144,6 +153,36 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
     }
     llvm::sort(Info.Source);
   }
+  const json::Array *Shards = O->getArray("shards");
+  if (*Version < ShardedStoreFormatVersion) {
+    if (Shards)
+      return storeError(Name, "\"shards\" in a version 1 store");
+    return Info;
+  }
+  if (!Shards || Shards->empty())
+    return storeError(Name, "a sharded store (version 2) without a "
+                            "\"shards\" list");
+  uint64_t Total = 0;
+  for (const json::Value &SV : *Shards) {
+    const json::Object *S = SV.getAsObject();
+    std::optional<StringRef> Path = S ? S->getString("path") : std::nullopt;
+    std::optional<int64_t> N = S ? S->getInteger("count") : std::nullopt;
+    if (!Path || !N || *N < 0)
+      return storeError(Name, "shard " + Twine(Info.Shards.size()) +
+                                  " is not {\"path\": string, \"count\": "
+                                  "non-negative integer}");
+    if (Path->empty() || sys::path::is_absolute(*Path) ||
+        llvm::is_contained(
+            make_range(sys::path::begin(*Path), sys::path::end(*Path)), ".."))
+      return storeError(Name, "shard path '" + *Path +
+                                  "' is not a relative path inside the store");
+    Info.Shards.push_back({Path->str(), static_cast<uint64_t>(*N)});
+    Total += *N;
+  }
+  if (Total != Info.Count)
+    return storeError(Name, "the shards hold " + Twine(Total) +
+                                " rows, but \"count\" says " +
+                                Twine(Info.Count));
   return Info;
 }
 
@@ -245,6 +284,15 @@ void StoreWriter::append(const RowBatch &B) {
   }
 }
 
+Error StoreWriter::addFile(StringRef Name, StringRef Contents) {
+  assert(!Done && "store already committed or discarded");
+  return support::writeOutputFile(joinPath(TempDir, Name),
+                                  [&](raw_ostream &OS) {
+                                    OS << Contents;
+                                    return Error::success();
+                                  });
+}
+
 void StoreWriter::discard() {
   Done = true;
   Matrix.reset();
@@ -303,7 +351,52 @@ Error StoreWriter::commit() {
   return Error::success();
 }
 
-Expected<Store> Store::open(StringRef DirArg) {
+/// The first setting in which \p A and \p B differ, or "".
+static StringRef differingSetting(const StoreInfo &A, const StoreInfo &B) {
+  if (A.Dimension != B.Dimension)
+    return "dimension";
+  if (A.Level != B.Level)
+    return "level";
+  if (A.Kind != B.Kind)
+    return "kind";
+  if (A.Vocabulary != B.Vocabulary)
+    return "vocabulary";
+  if (A.Weights != B.Weights)
+    return "weights";
+  if (A.Source != B.Source)
+    return "source";
+  return "";
+}
+
+Expected<Store> Store::openSharded(std::string Dir, StoreInfo Info) {
+  std::string InfoPath = joinPath(Dir, InfoFileName);
+  std::vector<NpyMatrix> Matrices;
+  std::vector<IndexFile> Indexes;
+  for (const ShardRef &Ref : Info.Shards) {
+    std::string ShardDir = joinPath(Dir, Ref.Path);
+    Expected<Store> S = openAt(ShardDir, /*IsShard=*/true);
+    if (!S)
+      return S.takeError();
+    StringRef Differs = differingSetting(Info, S->info());
+    if (!Differs.empty())
+      return storeError(ShardDir,
+                        "its " + Differs + " differs from " + InfoPath + "'s");
+    if (S->size() != Ref.Count)
+      return storeError(ShardDir, Twine(S->size()) + " rows, but " + InfoPath +
+                                      " says " + Twine(Ref.Count));
+    Matrices.push_back(std::move(S->Matrix));
+    Indexes.push_back(std::move(S->Index));
+  }
+  NpyMatrix M = NpyMatrix::concatenate(std::move(Matrices), Info.Dimension);
+  IndexFile I = IndexFile::concatenate(std::move(Indexes), InfoPath);
+  return Store(std::move(Dir), std::move(Info), std::move(M), std::move(I));
+}
+
+Expected<Store> Store::open(StringRef Dir) {
+  return openAt(Dir, /*IsShard=*/false);
+}
+
+Expected<Store> Store::openAt(StringRef DirArg, bool IsShard) {
   std::string Dir = withoutTrailingSeparators(DirArg);
   sys::fs::file_status Status;
   if (std::error_code EC = sys::fs::status(Dir, Status))
@@ -318,6 +411,13 @@ Expected<Store> Store::open(StringRef DirArg) {
   Expected<StoreInfo> Info = parseStoreInfo((*Buf)->getBuffer(), InfoPath);
   if (!Info)
     return Info.takeError();
+  if (!Info->Shards.empty()) {
+    // Checked before opening any shard: a shard naming its own store (or
+    // a link to it) would otherwise be opened again and again.
+    if (IsShard)
+      return storeError(Dir, "a shard that is itself sharded");
+    return openSharded(Dir, std::move(*Info));
+  }
   std::string MatrixPath = joinPath(Dir, MatrixFileName);
   Expected<NpyMatrix> M = NpyMatrix::open(MatrixPath);
   if (!M)
@@ -338,6 +438,30 @@ Expected<Store> Store::open(StringRef DirArg) {
                                      MatrixFileName + " has " +
                                      Twine(M->rows()) + " rows");
   return Store(Dir, std::move(*Info), std::move(*M), std::move(*I));
+}
+
+Error writeStoreCopy(const Store &S, StringRef Dir) {
+  StoreInfo Info = S.info();
+  Info.Shards.clear();
+  Expected<std::unique_ptr<StoreWriter>> W = StoreWriter::create(Dir, Info);
+  if (!W)
+    return W.takeError();
+  // In batches, so that a large store is not held twice in memory.
+  constexpr uint64_t BatchRows = 4096;
+  for (uint64_t First = 0; First < S.size(); First += BatchRows) {
+    RowBatch B;
+    uint64_t End = std::min(S.size(), First + BatchRows);
+    for (uint64_t Row = First; Row < End; ++Row) {
+      Expected<IndexRecord> R = S.index().record(Row);
+      if (!R)
+        return R.takeError(); // ~StoreWriter removes the directory.
+      ArrayRef<float> V = S.matrix().row(Row);
+      B.Values.insert(B.Values.end(), V.begin(), V.end());
+      B.Records.push_back(std::move(*R));
+    }
+    (*W)->append(B);
+  }
+  return (*W)->commit();
 }
 
 } // namespace irtk::store

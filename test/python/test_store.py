@@ -72,6 +72,50 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(s.rows(function="sum"), [0])
         self.assertEqual(s.rows(module=LOWER_LL), [0, 1])
 
+    def test_sharded_store(self):
+        # Two shards written by llvm-ir2vec and a manifest listing them read
+        # as the store of both inputs, rows renumbered; bad manifests are
+        # StoreErrors.
+        m = os.path.join(self.tmp, "m")
+        os.makedirs(os.path.join(m, "shards"))
+        for name, f in (("a", LOWER_LL), ("b", CFG_LL)):
+            llvm_ir2vec("embeddings", "--format=npy", "-o",
+                        os.path.join(m, "shards", name), f)
+        both = os.path.join(self.tmp, "both")
+        llvm_ir2vec("embeddings", "--format=npy", "-o", both, LOWER_LL,
+                    CFG_LL)
+        with open(os.path.join(both, "store.json"), encoding="utf-8") as f:
+            info = json.load(f)
+
+        def manifest(shards, count=None):
+            doc = dict(info, version=2, shards=[
+                {"path": p, "count": n} for p, n in shards])
+            doc["count"] = sum(n for _, n in shards) if count is None \
+                else count
+            with open(os.path.join(m, "store.json"), "w",
+                      encoding="utf-8") as f:
+                json.dump(doc, f)
+
+        na = len(ir2vec.loadStore(os.path.join(m, "shards", "a")))
+        nb = len(ir2vec.loadStore(os.path.join(m, "shards", "b")))
+        manifest([("shards/a", na), ("shards/b", nb)])
+        s, want = ir2vec.loadStore(m), ir2vec.loadStore(both)
+        self.assertEqual(s.records, want.records)
+        numpy.testing.assert_array_equal(s.vectors, want.vectors)
+        self.assertEqual([(os.path.basename(p), first, n)
+                          for p, first, n in s.shards],
+                         [("a", 0, na), ("b", na, nb)])
+        for shards, count, msg in (
+                ([("shards/a", na + 1), ("shards/b", nb)], None,
+                 f"rows, but {m}/store.json says {na + 1}"),
+                ([("shards/a", na)], na + 1, "the shards hold"),
+                ([("../both", na + nb)], None, "not a relative path inside"),
+                ([("shards/a", na), (".", na)], None,
+                 "a shard that is itself sharded")):
+            manifest(shards, count)
+            with self.assertRaisesRegex(ir2vec.StoreError, msg):
+                ir2vec.loadStore(m)
+
     def test_errors(self):
         store = os.path.join(self.tmp, "store")
         llvm_ir2vec("embeddings", "--format=npy", "-o", store, LOWER_LL)

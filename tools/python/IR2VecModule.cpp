@@ -25,17 +25,23 @@
 #include "irtk/ir2vec/Embedder.h"
 #include "irtk/ir2vec/Entities.h"
 #include "irtk/ir2vec/ModuleLoader.h"
+#include "irtk/ir2vec/StoreRows.h"
 #include "irtk/ir2vec/Walk.h"
+#include "irtk/store/Search.h"
+#include "irtk/store/Store.h"
+#include "irtk/support/Format.h"
 #include "irtk/support/ParallelMap.h"
 #include "irtk/support/Version.h"
 #include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -64,6 +70,7 @@ namespace {
 struct PyVocab {
   std::shared_ptr<const Vocabulary> V;
   std::string Path;
+  irtk::ir2vec::Weights W;
 };
 
 /// Embeddings with their keys (function, block or instruction), in IR order.
@@ -327,7 +334,7 @@ static std::unique_ptr<PyVocab> loadVocab(py::handle VocabPath,
   if (!V)
     throwValueError("Failed to load vocabulary: " + toString(V.takeError()));
   return std::make_unique<PyVocab>(
-      PyVocab{std::make_shared<const Vocabulary>(std::move(*V)), Path});
+      PyVocab{std::make_shared<const Vocabulary>(std::move(*V)), Path, W});
 }
 
 /// The vocabulary of \p Fn: a Vocab object (LLVM main) or, as in upstream's
@@ -484,6 +491,18 @@ static std::unique_ptr<PyIR2VecTool> initEmbedding(py::handle Filename,
 //===----------------------------------------------------------------------===//
 // embedFiles: many files on a thread pool.
 //===----------------------------------------------------------------------===//
+
+/// The level named \p LevelName, after checking it and \p Threads.
+static LevelKind parseLevelAndThreads(const std::string &LevelName,
+                                      int Threads) {
+  std::optional<LevelKind> Level = irtk::ir2vec::parseLevel(LevelName);
+  if (!Level)
+    throwValueError("Invalid level '" + LevelName +
+                    "'. Use 'func', 'bb' or 'inst'");
+  if (Threads < 0)
+    throwValueError("threads must be 0 (one per core) or more");
+  return *Level;
+}
 
 /// Embeds one file; runs on a worker thread, without the GIL.
 static FileResult embedFile(const std::string &Path, EmbeddingKind K,
@@ -665,13 +684,7 @@ static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
   }
   J.Kind = parseMode(Mode);
   J.V = resolveVocab(VocabObj, VocabPath, Fn);
-  std::optional<LevelKind> Level = irtk::ir2vec::parseLevel(LevelName);
-  if (!Level)
-    throwValueError("Invalid level '" + LevelName +
-                    "'. Use 'func', 'bb' or 'inst'");
-  J.Level = *Level;
-  if (Threads < 0)
-    throwValueError("threads must be 0 (one per core) or more");
+  J.Level = parseLevelAndThreads(LevelName, Threads);
   J.Threads = static_cast<unsigned>(Threads);
   return J;
 }
@@ -685,6 +698,223 @@ static py::list embedFiles(py::handle Filenames, py::handle Mode,
   py::list Out;
   while (std::optional<py::dict> D = S.next())
     Out.append(std::move(*D));
+  return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// Stores: writeStore, mergeStore and the search, for ir2vec.distributed.
+//===----------------------------------------------------------------------===//
+
+/// What writeStore computes for one input, without touching Python.
+struct StoreInput {
+  std::string Error;
+  std::vector<std::string> Warnings;
+  irtk::store::RowBatch Rows;
+};
+
+/// One line of inputs.jsonl: the input, its rows and, if it failed, why.
+static void writeInputLine(llvm::raw_ostream &OS, const std::string &Name,
+                           const StoreInput &R) {
+  irtk::support::JSONObjectWriter W(OS);
+  W.string("input", Name);
+  W.number("rows", R.Rows.size());
+  if (!R.Error.empty())
+    W.string("error", R.Error);
+  if (!R.Warnings.empty()) {
+    std::string List = "[";
+    llvm::raw_string_ostream LS(List);
+    for (size_t I = 0; I < R.Warnings.size(); ++I) {
+      if (I)
+        LS << ',';
+      irtk::support::printJSONString(LS, R.Warnings[I]);
+    }
+    LS << ']';
+    W.raw("warnings", List);
+  }
+}
+
+/// ir2vec._ir2vec.writeStore: embeds \p Filenames into a store at \p Dir
+/// exactly as `llvm-ir2vec embeddings --format=npy` does (the same loading,
+/// rows, records, messages and store.json, with \p Tool as the tool), and
+/// adds inputs.jsonl, one line per input in order. Inputs that fail are
+/// recorded there and leave no rows; the store is written even if all fail.
+/// \p BeforeCommit, if not None, is called once everything is written and
+/// before the store is moved into place (tests use it to die mid-write).
+/// Returns a list of (rows, error or None, warnings) per input.
+static py::list writeStore(py::handle Filenames, py::handle DirObj,
+                           py::handle Mode, py::handle VocabObj,
+                           const std::string &LevelName,
+                           const std::string &Tool, int Threads,
+                           py::handle BeforeCommit) {
+  std::vector<std::string> Paths;
+  for (py::handle F : Filenames)
+    Paths.push_back(
+        toPath(F, "filenames[" + std::to_string(Paths.size()) + "]"));
+  std::string Dir = toPath(DirObj, "path");
+  EmbeddingKind K = parseMode(Mode);
+  if (!py::isinstance<PyVocab>(VocabObj))
+    throw py::type_error(
+        "vocab must be an ir2vec.Vocab from ir2vec.loadVocab(), not " +
+        typeName(VocabObj));
+  const PyVocab &PV = VocabObj.cast<PyVocab &>();
+  LevelKind Level = parseLevelAndThreads(LevelName, Threads);
+
+  SmallString<256> VocabPath(PV.Path);
+  sys::fs::make_absolute(VocabPath);
+  std::vector<StoreInput> Results(Paths.size());
+  std::vector<uint64_t> Counts(Paths.size());
+  std::unique_ptr<irtk::store::StoreWriter> Writer;
+  std::string Failure;
+  {
+    py::gil_scoped_release NoGIL;
+    Expected<std::unique_ptr<irtk::store::StoreWriter>> W =
+        irtk::store::StoreWriter::create(
+            Dir, irtk::ir2vec::makeStoreInfo(PV.V->dimension(), Level, K,
+                                             VocabPath, PV.W, Tool));
+    if (!W) {
+      Failure = toString(W.takeError());
+    } else {
+      Writer = std::move(*W);
+      irtk::support::ParallelMapOptions PO;
+      PO.Threads = static_cast<unsigned>(Threads);
+      std::string Lines;
+      llvm::raw_string_ostream LS(Lines);
+      irtk::support::orderedParallelMap(
+          Paths.size(), PO,
+          [&](size_t I) {
+            StoreInput R;
+            LLVMContext Ctx;
+            irtk::ir2vec::LoadedModule L =
+                irtk::ir2vec::loadModule(Paths[I], Ctx);
+            for (const std::string &Warning : L.Warnings)
+              R.Warnings.push_back(Paths[I] + ": " + Warning);
+            if (!L.M) {
+              R.Error = L.describe(Paths[I]);
+              return R;
+            }
+            irtk::ir2vec::EmbeddingOutputOptions EO;
+            EO.Kind = K;
+            EO.Level = Level;
+            EO.ModuleName = Paths[I];
+            irtk::ir2vec::collectModuleRows(*L.M, *PV.V, EO, R.Rows);
+            return R;
+          },
+          [&](size_t I, StoreInput &R) {
+            Writer->append(R.Rows);
+            writeInputLine(LS, Paths[I], R);
+            Counts[I] = R.Rows.size();
+            R.Rows = irtk::store::RowBatch();
+            Results[I] = std::move(R);
+          });
+      if (Error E = Writer->addFile("inputs.jsonl", Lines))
+        Failure = toString(std::move(E));
+    }
+  }
+  if (Failure.empty() && !BeforeCommit.is_none())
+    BeforeCommit();
+  if (Failure.empty()) {
+    py::gil_scoped_release NoGIL;
+    if (Error E = Writer->commit())
+      Failure = toString(std::move(E));
+  }
+  if (!Failure.empty())
+    throw py::value_error(toMessage(Failure));
+  py::list Out;
+  for (size_t I = 0; I < Results.size(); ++I) {
+    const StoreInput &R = Results[I];
+    py::list Warnings;
+    for (const std::string &W : R.Warnings)
+      Warnings.append(toStr(W));
+    Out.append(py::make_tuple(Counts[I],
+                              R.Error.empty() ? py::object(py::none())
+                                              : py::object(toStr(R.Error)),
+                              Warnings));
+  }
+  return Out;
+}
+
+/// ir2vec._ir2vec.mergeStore: the store at \p From (sharded or not) written
+/// as an ordinary store at \p To.
+static void mergeStore(py::handle FromObj, py::handle ToObj) {
+  std::string From = toPath(FromObj, "source"), To = toPath(ToObj, "path");
+  std::string Failure;
+  {
+    py::gil_scoped_release NoGIL;
+    Expected<irtk::store::Store> S = irtk::store::Store::open(From);
+    if (!S)
+      Failure = toString(S.takeError());
+    else if (Error E = irtk::store::writeStoreCopy(*S, To))
+      Failure = toString(std::move(E));
+  }
+  if (!Failure.empty())
+    throw py::value_error(toMessage(Failure));
+}
+
+using FloatMatrix = py::array_t<float, py::array::c_style>;
+
+static irtk::store::MatrixRef matrixRef(const FloatMatrix &A,
+                                        const char *What) {
+  if (A.ndim() != 2)
+    throwValueError(std::string(What) + " must be a 2-d float32 array");
+  return {A.data(), static_cast<uint64_t>(A.shape(0)),
+          static_cast<unsigned>(A.shape(1))};
+}
+
+static irtk::store::MetricKind metricOf(const std::string &Name) {
+  std::optional<irtk::store::MetricKind> M = irtk::store::parseMetric(Name);
+  if (!M)
+    throwValueError("invalid metric '" + Name +
+                    "'; expected cosine or euclidean");
+  return *M;
+}
+
+/// ir2vec._ir2vec.topK: irtk-similarity's exact search of \p Base for each
+/// row of \p Queries; \p Exclude[i] >= 0 leaves that row of Base out of
+/// query i's results. Returns, per query, a list of (row, score), best
+/// first, ties broken by the lower row.
+static py::list topK(FloatMatrix Queries, FloatMatrix Base, unsigned K,
+                     const std::string &Metric, std::vector<int64_t> Exclude,
+                     unsigned Threads) {
+  irtk::store::MatrixRef Q = matrixRef(Queries, "queries"),
+                         B = matrixRef(Base, "base");
+  if (B.Rows && Q.Rows && Q.Dim != B.Dim)
+    throwValueError("queries and base differ in dimension");
+  if (!Exclude.empty() && Exclude.size() != Q.Rows)
+    throwValueError("exclude must have one entry per query");
+  irtk::store::SearchOptions O;
+  O.Metric = metricOf(Metric);
+  O.K = K;
+  O.Threads = Threads;
+  std::vector<std::vector<irtk::store::Neighbor>> R;
+  {
+    py::gil_scoped_release NoGIL;
+    R = irtk::store::topK(Q, B, O, Exclude);
+  }
+  py::list Out;
+  for (const auto &Ns : R) {
+    py::list L;
+    for (const irtk::store::Neighbor &N : Ns)
+      L.append(py::make_tuple(N.Row, N.Score));
+    Out.append(L);
+  }
+  return Out;
+}
+
+/// ir2vec._ir2vec.pairs: irtk-similarity's pairs of a row of \p A and a row
+/// of \p B within \p Threshold; \p Same: A is B, each unordered pair once.
+/// Returns a list of (row of A, row of B, score) in the search's order.
+static py::list pairs(FloatMatrix A, FloatMatrix B, bool Same, double Threshold,
+                      const std::string &Metric, unsigned Threads) {
+  irtk::store::MatrixRef MA = matrixRef(A, "a"), MB = matrixRef(B, "b");
+  irtk::store::MetricKind M = metricOf(Metric);
+  std::vector<irtk::store::ScoredPair> R;
+  {
+    py::gil_scoped_release NoGIL;
+    R = irtk::store::pairsWithin(MA, MB, Same, Threshold, M, Threads);
+  }
+  py::list Out;
+  for (const irtk::store::ScoredPair &P : R)
+    Out.append(py::make_tuple(P.A, P.B, P.Score));
   return Out;
 }
 
@@ -808,4 +1038,31 @@ PYBIND11_MODULE(_ir2vec, M) {
       py::arg("threads") = 0,
       "embedFiles as an iterator: yields each file's dict, in input order, "
       "as soon as it is ready (wrap it in tqdm for a progress bar).");
+
+  M.def(
+      "writeStore",
+      [](py::object Filenames, py::object Path, py::object Mode,
+         py::object Vocab, const std::string &Level, const std::string &Tool,
+         int Threads, py::object BeforeCommit) {
+        return writeStore(Filenames, Path, Mode, Vocab, Level, Tool, Threads,
+                          BeforeCommit);
+      },
+      py::arg("filenames"), py::arg("path"), py::arg("mode"), py::arg("vocab"),
+      py::kw_only(), py::arg("level") = "func", py::arg("tool") = "",
+      py::arg("threads") = 1, py::arg("beforeCommit") = py::none(),
+      "Embed IR files into a store directory as llvm-ir2vec --format=npy "
+      "does, plus inputs.jsonl; returns (rows, error, warnings) per input. "
+      "For ir2vec.distributed.");
+  M.def("mergeStore", &mergeStore, py::arg("source"), py::arg("path"),
+        "Write a store (sharded or not) as an ordinary store at path.");
+  M.def("topK", &topK, py::arg("queries"), py::arg("base"), py::arg("k"),
+        py::arg("metric") = "cosine",
+        py::arg("exclude") = std::vector<int64_t>(), py::arg("threads") = 0,
+        "irtk-similarity's exact top-k: per query, [(row, score)] best "
+        "first.");
+  M.def("pairs", &pairs, py::arg("a"), py::arg("b"), py::arg("same"),
+        py::arg("threshold"), py::arg("metric") = "cosine",
+        py::arg("threads") = 0,
+        "irtk-similarity's pairs within a threshold: [(row a, row b, "
+        "score)].");
 }

@@ -86,9 +86,155 @@ protected:
     return S ? "" : toString(S.takeError());
   }
 
+  /// A sharded store at \p Name whose shards \p Shards are already written
+  /// under it; store.json lists them with \p Counts.
+  void writeManifest(StringRef Name, std::vector<ShardRef> Shards) {
+    StoreInfo I = info();
+    I.Shards = std::move(Shards);
+    for (const ShardRef &S : I.Shards)
+      I.Count += S.Count;
+    std::string Text;
+    raw_string_ostream OS(Text);
+    writeStoreInfo(I, OS);
+    overwrite(path((Name + "/store.json").str()), Text);
+  }
+  /// m/shards/a and m/shards/c hold cfg.ll's rows, m/shards/b none, and m
+  /// lists them in the order a, b, c.
+  void writeShardedStore() {
+    ASSERT_FALSE(sys::fs::create_directories(path("m/shards")));
+    writeCfgStore("m/shards/a");
+    writeCfgStore("m/shards/c");
+    Expected<std::unique_ptr<StoreWriter>> W =
+        StoreWriter::create(path("m/shards/b"), info());
+    IRTK_ASSERT_OK(W);
+    IRTK_EXPECT_SUCCESS((*W)->commit());
+    writeManifest("m", {{"shards/a", 2}, {"shards/b", 0}, {"shards/c", 2}});
+  }
+
   SmallString<128> Dir;
   std::optional<vocab::Vocabulary> Vocab;
 };
+
+TEST_F(StoreTest, ShardedInfoRoundTrip) {
+  StoreInfo I = info();
+  I.Shards = {{"shards/a", 3}, {"shards/b", 0}};
+  I.Count = 3;
+  std::string Text;
+  raw_string_ostream OS(Text);
+  writeStoreInfo(I, OS);
+  EXPECT_NE(Text.find("\"version\": 2"), std::string::npos) << Text;
+  Expected<StoreInfo> Back = parseStoreInfo(Text, "store.json");
+  IRTK_ASSERT_OK(Back);
+  ASSERT_EQ(Back->Shards.size(), 2u);
+  EXPECT_EQ(Back->Shards[0].Path, "shards/a");
+  EXPECT_EQ(Back->Shards[0].Count, 3u);
+  EXPECT_EQ(Back->Shards[1].Count, 0u);
+}
+
+TEST_F(StoreTest, ShardedInfoErrors) {
+  auto Error = [](StringRef Members) {
+    Expected<StoreInfo> I = parseStoreInfo(
+        (R"({"format":"irtk-embedding-store","dimension":2,"level":"func",)"
+         R"("kind":"symbolic","vocabulary":"v","weights":{},)" +
+         Members + "}")
+            .str(),
+        "m/store.json");
+    return I ? std::string() : toString(I.takeError());
+  };
+  EXPECT_EQ(Error(R"("version":2,"count":0)"),
+            "m/store.json: a sharded store (version 2) without a \"shards\" "
+            "list");
+  EXPECT_EQ(Error(R"("version":1,"count":0,"shards":[{"path":"a","count":0}])"),
+            "m/store.json: \"shards\" in a version 1 store");
+  EXPECT_EQ(Error(R"("version":2,"count":1,"shards":[{"path":"a"}])"),
+            "m/store.json: shard 0 is not {\"path\": string, \"count\": "
+            "non-negative integer}");
+  EXPECT_EQ(
+      Error(R"("version":2,"count":1,"shards":[{"path":"../a","count":1}])"),
+      "m/store.json: shard path '../a' is not a relative path inside "
+      "the store");
+  EXPECT_EQ(
+      Error(R"("version":2,"count":1,"shards":[{"path":"/a","count":1}])"),
+      "m/store.json: shard path '/a' is not a relative path inside the "
+      "store");
+  EXPECT_EQ(Error(R"("version":2,"count":3,"shards":[{"path":"a","count":2}])"),
+            "m/store.json: the shards hold 2 rows, but \"count\" says 3");
+}
+
+TEST_F(StoreTest, ShardedStoreReadsAsOne) {
+  writeShardedStore();
+  Expected<Store> S = Store::open(path("m"));
+  IRTK_ASSERT_OK(S);
+  EXPECT_TRUE(S->isSharded());
+  EXPECT_EQ(S->size(), 4u);
+  EXPECT_EQ(S->matrix().row(0)[0], 404.0f);
+  EXPECT_EQ(S->matrix().row(3)[0], 1169.0f);
+  Expected<IndexRecord> R = S->index().record(2);
+  IRTK_ASSERT_OK(R);
+  EXPECT_EQ(R->Row, 2u);
+  EXPECT_EQ(R->Function, "add");
+  Expected<std::vector<uint64_t>> F = S->index().findFunction("f");
+  IRTK_ASSERT_OK(F);
+  EXPECT_EQ(*F, std::vector<uint64_t>({1, 3}));
+}
+
+TEST_F(StoreTest, CopyMergesAShardedStore) {
+  writeShardedStore();
+  Expected<Store> S = Store::open(path("m"));
+  IRTK_ASSERT_OK(S);
+  IRTK_EXPECT_SUCCESS(writeStoreCopy(*S, path("one")));
+  Expected<Store> C = Store::open(path("one"));
+  IRTK_ASSERT_OK(C);
+  EXPECT_FALSE(C->isSharded());
+  ASSERT_EQ(C->size(), 4u);
+  for (uint64_t Row = 0; Row < 4; ++Row) {
+    EXPECT_EQ(C->matrix().row(Row), S->matrix().row(Row));
+    Expected<IndexRecord> A = S->index().record(Row),
+                          B = C->index().record(Row);
+    IRTK_ASSERT_OK(A);
+    IRTK_ASSERT_OK(B);
+    EXPECT_EQ(*A, *B);
+  }
+}
+
+TEST_F(StoreTest, ShardedStoreChecksItsShards) {
+  writeShardedStore();
+  writeManifest("m", {{"shards/a", 2}, {"shards/c", 3}});
+  EXPECT_EQ(openError("m"), path("m/shards/c") + ": 2 rows, but " +
+                                path("m/store.json") + " says 3");
+  writeManifest("m", {{"shards/a", 2}, {"shards/none", 0}});
+  EXPECT_EQ(openError("m"), path("m/shards/none") +
+                                ": cannot open store: No such file or "
+                                "directory");
+  // A shard of another vocabulary.
+  StoreInfo Other = info();
+  Other.Vocabulary = "/other.json";
+  Expected<std::unique_ptr<StoreWriter>> W =
+      StoreWriter::create(path("m/shards/d"), Other);
+  IRTK_ASSERT_OK(W);
+  IRTK_EXPECT_SUCCESS((*W)->commit());
+  writeManifest("m", {{"shards/a", 2}, {"shards/d", 0}});
+  EXPECT_EQ(openError("m"), path("m/shards/d") +
+                                ": its vocabulary differs from " +
+                                path("m/store.json") + "'s");
+  // A shard that is the store itself is refused, not opened forever.
+  writeManifest("m", {{"shards/a", 2}, {".", 2}});
+  EXPECT_EQ(openError("m"), path("m/.") + ": a shard that is itself sharded");
+}
+
+TEST_F(StoreTest, AddedFilesAreCommittedWithTheStore) {
+  Expected<std::unique_ptr<StoreWriter>> W =
+      StoreWriter::create(path("s"), info());
+  IRTK_ASSERT_OK(W);
+  IRTK_EXPECT_SUCCESS((*W)->addFile("task.json", "{}\n"));
+  EXPECT_FALSE(sys::fs::exists(path("s/task.json")));
+  IRTK_EXPECT_SUCCESS((*W)->commit());
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B =
+      MemoryBuffer::getFile(path("s/task.json"));
+  ASSERT_TRUE(B);
+  EXPECT_EQ((*B)->getBuffer(), "{}\n");
+  IRTK_ASSERT_OK(Store::open(path("s")));
+}
 
 TEST_F(StoreTest, InfoRoundTripKeepsFloatWeights) {
   StoreInfo I = info();
@@ -117,11 +263,11 @@ TEST_F(StoreTest, InfoRoundTripKeepsFloatWeights) {
 
 TEST_F(StoreTest, InfoFromANewerFormatIsRejected) {
   Expected<StoreInfo> I = parseStoreInfo(
-      R"({"format":"irtk-embedding-store","version":2})", "s/store.json");
+      R"({"format":"irtk-embedding-store","version":3})", "s/store.json");
   ASSERT_FALSE(I);
   EXPECT_EQ(toString(I.takeError()),
-            "s/store.json: store format version 2 is newer than this tool's "
-            "(1)");
+            "s/store.json: store format version 3 is newer than this tool's "
+            "(2)");
 }
 
 TEST_F(StoreTest, WriteThenOpen) {

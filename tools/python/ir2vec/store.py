@@ -16,7 +16,8 @@ machine IR stores (kind ``mir2vec-symbolic``, from ``--mode=mir``)::
     rows = s.rows(function="quicksort")   # row numbers
     s.records[rows[0]]["module"]
 
-The layout is described in docs/CommandGuide/llvm-ir2vec.md (STORES).
+The layout is described in docs/CommandGuide/llvm-ir2vec.md (STORES); sharded
+stores (ir2vec.distributed) in docs/Distributed.md.
 """
 
 import json
@@ -26,30 +27,65 @@ import numpy
 
 FORMAT = "irtk-embedding-store"
 VERSION = 1
+#: store.json's version for a sharded store (one that lists "shards").
+SHARDED_VERSION = 2
+#: The settings every shard of a sharded store shares with its store.json.
+SETTINGS = ("dimension", "level", "kind", "vocabulary", "weights", "source")
 
 
 class StoreError(ValueError):
     """A store that cannot be read: the message names the file and why."""
 
 
-class Store:
-    """A store read from disk. ``vectors`` is memory-mapped (read-only)."""
+def _read_info(path):
+    info_path = os.path.join(path, "store.json")
+    try:
+        with open(info_path, encoding="utf-8") as f:
+            info = json.load(f)
+    except (OSError, ValueError) as e:
+        raise StoreError(f"{info_path}: {e}") from None
+    if not isinstance(info, dict) or info.get("format") != FORMAT:
+        raise StoreError(f"{info_path}: not a store description")
+    version = info.get("version")
+    if not isinstance(version, int) or version > SHARDED_VERSION:
+        raise StoreError(f"{info_path}: unsupported store version "
+                         f"{version!r}")
+    shards = info.get("shards")
+    if version == SHARDED_VERSION:
+        if (not isinstance(shards, list) or not shards or not all(
+                isinstance(s, dict) and isinstance(s.get("path"), str)
+                and isinstance(s.get("count"), int) for s in shards)):
+            raise StoreError(f"{info_path}: a sharded store without a valid "
+                             f"\"shards\" list")
+        for s in shards:
+            p = s["path"]
+            if not p or os.path.isabs(p) or ".." in p.split("/"):
+                raise StoreError(f"{info_path}: shard path {p!r} is not a "
+                                 f"relative path inside the store")
+    elif shards is not None:
+        raise StoreError(f"{info_path}: \"shards\" in a version 1 store")
+    return info_path, info
 
-    def __init__(self, path):
+
+class Store:
+    """A store read from disk. ``vectors`` is memory-mapped (read-only) for
+    an ordinary store; a sharded store's shards are read as one store, their
+    rows one after another (``vectors`` is then a copy in memory, and
+    ``shards`` lists each shard's path, first row and row count)."""
+
+    def __init__(self, path, _shard=False):
         path = os.fspath(path)
         self.path = path
-        info_path = os.path.join(path, "store.json")
-        try:
-            with open(info_path, encoding="utf-8") as f:
-                info = json.load(f)
-        except (OSError, ValueError) as e:
-            raise StoreError(f"{info_path}: {e}") from None
-        if not isinstance(info, dict) or info.get("format") != FORMAT:
-            raise StoreError(f"{info_path}: not a store description")
-        if not isinstance(info.get("version"), int) or info["version"] > VERSION:
-            raise StoreError(f"{info_path}: unsupported store version "
-                             f"{info.get('version')!r}")
+        info_path, info = _read_info(path)
         self.info = info
+        if info["version"] == SHARDED_VERSION:
+            # Checked before opening any shard: a shard naming its own store
+            # would otherwise be opened again and again.
+            if _shard:
+                raise StoreError(f"{path}: a shard that is itself sharded")
+            self._open_sharded(info_path, info)
+            return
+        self.shards = []
         npy_path = os.path.join(path, "embeddings.npy")
         try:
             vectors = numpy.load(npy_path, mmap_mode="r")
@@ -77,6 +113,32 @@ class Store:
         if len(records) != len(vectors):
             raise StoreError(f"{index_path}: {len(records)} lines for "
                              f"{len(vectors)} rows")
+        self.records = records
+
+    def _open_sharded(self, info_path, info):
+        vectors, records, self.shards = [], [], []
+        for ref in info["shards"]:
+            shard_path = os.path.join(self.path, ref["path"])
+            shard = Store(shard_path, _shard=True)
+            for key in SETTINGS:
+                if shard.info.get(key) != info.get(key):
+                    raise StoreError(f"{shard_path}: its {key} differs from "
+                                     f"{info_path}'s")
+            if len(shard) != ref["count"]:
+                raise StoreError(f"{shard_path}: {len(shard)} rows, but "
+                                 f"{info_path} says {ref['count']}")
+            first = len(records)
+            self.shards.append((shard_path, first, len(shard)))
+            for r in shard.records:
+                r = dict(r)
+                r["row"] += first
+                records.append(r)
+            vectors.append(shard.vectors)
+        if len(records) != info.get("count"):
+            raise StoreError(f"{info_path}: the shards hold {len(records)} "
+                             f"rows, but \"count\" says {info.get('count')}")
+        self.vectors = numpy.concatenate(vectors) if len(vectors) > 1 \
+            else vectors[0]
         self.records = records
 
     @property

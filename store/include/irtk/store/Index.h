@@ -84,21 +84,28 @@ void writeEmbeddingLine(const IndexRecord &Site, llvm::StringRef Kind,
 llvm::Expected<IndexRecord>
 parseIndexRecord(llvm::StringRef Line, llvm::StringRef Name, uint64_t LineNo);
 
-/// A store's index, read lazily.
+/// A store's index, read lazily. It may be the concatenation of several
+/// index files (the shards of a sharded store): each keeps its own row
+/// numbers, from 0, and is renumbered to follow the parts before it.
 class IndexFile {
 public:
   /// Maps \p Path, finds its lines and checks that each is JSON. An empty
   /// last line is allowed; a missing final newline is too.
   static llvm::Expected<IndexFile> open(llvm::StringRef Path);
+  /// The records of \p Parts one after another, renumbered; \p Path names
+  /// the whole in messages.
+  static IndexFile concatenate(std::vector<IndexFile> Parts,
+                               llvm::StringRef Path);
 
   IndexFile(IndexFile &&);
   IndexFile &operator=(IndexFile &&);
   ~IndexFile();
 
   /// Number of records (lines).
-  uint64_t size() const { return Starts.size() - 1; }
+  uint64_t size() const { return Size; }
   llvm::StringRef path() const { return Path; }
-  /// Parses the record of \p Row and checks that it says it is that row.
+  /// Parses the record of \p Row and checks that it says it is that row
+  /// (of its part).
   llvm::Expected<IndexRecord> record(uint64_t Row) const;
   /// Rows whose function is named \p Name, as symbol or demangled name, in
   /// row order. Only lines that contain \p Name as a JSON string are parsed.
@@ -106,13 +113,23 @@ public:
   findFunction(llvm::StringRef Name) const;
 
 private:
+  /// One mapped index file.
+  struct Part {
+    std::string Path;
+    std::unique_ptr<llvm::MemoryBuffer> Buffer;
+    /// Offset of each line's start, then one past the end.
+    std::vector<uint64_t> Starts;
+    /// The row of its first line in the whole.
+    uint64_t FirstRow = 0;
+    uint64_t size() const { return Starts.size() - 1; }
+    llvm::StringRef line(uint64_t Row) const;
+  };
   IndexFile() = default;
-  llvm::StringRef line(uint64_t Row) const;
+  const Part &partOf(uint64_t Row) const;
 
   std::string Path;
-  std::unique_ptr<llvm::MemoryBuffer> Buffer;
-  /// Offset of each line's start, then one past the end.
-  std::vector<uint64_t> Starts;
+  std::vector<Part> Parts;
+  uint64_t Size = 0;
 };
 
 } // namespace irtk::store

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class MemoryBuffer;
@@ -95,6 +96,10 @@ public:
   /// bad magic, unsupported dtype or order, size that does not match the
   /// shape).
   static llvm::Expected<NpyMatrix> open(llvm::StringRef Path);
+  /// The rows of \p Parts one after another, as one matrix of \p Cols
+  /// columns (every part must have that many): a single part is moved, not
+  /// copied; several are copied into memory the result owns.
+  static NpyMatrix concatenate(std::vector<NpyMatrix> Parts, unsigned Cols);
 
   NpyMatrix(NpyMatrix &&);
   NpyMatrix &operator=(NpyMatrix &&);

@@ -14,6 +14,12 @@
 /// StoreWriter fills a temporary directory beside the destination and renames
 /// it into place on commit, so readers never see a half-written store.
 ///
+/// A sharded store (format version 2) is a directory whose store.json lists
+/// shards, each an ordinary store in a subdirectory, with the settings the
+/// shards share; it has no matrix or index of its own. Its rows are the
+/// shards' rows in the order listed. Store::open reads one as a single
+/// store, and writeStoreCopy turns it into an ordinary one.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef IRTK_STORE_STORE_H
@@ -44,6 +50,15 @@ inline constexpr const char *InfoFileName = "store.json";
 /// The "format" member of store.json and its version.
 inline constexpr const char *StoreFormatName = "irtk-embedding-store";
 inline constexpr unsigned StoreFormatVersion = 1;
+/// The version of store.json that lists shards.
+inline constexpr unsigned ShardedStoreFormatVersion = 2;
+
+/// One shard of a sharded store, as listed in its store.json.
+struct ShardRef {
+  /// Relative to the sharded store's directory; no ".." component.
+  std::string Path;
+  uint64_t Count = 0;
+};
 
 /// store.json: how the vectors were made. The store keeps these as strings
 /// and numbers; what they mean (which kinds exist, how weights apply) is
@@ -68,6 +83,9 @@ struct StoreInfo {
   /// "stop_before"), as strings in the order written; parsing sorts them by
   /// name. Written as the object "source" when not empty.
   std::vector<std::pair<std::string, std::string>> Source;
+  /// A sharded store's shards, in row order; empty for an ordinary store.
+  /// Written (as "shards", with version 2) when not empty.
+  std::vector<ShardRef> Shards;
 
   /// The source attribute named \p Name, or "".
   llvm::StringRef source(llvm::StringRef Name) const;
@@ -80,7 +98,8 @@ struct StoreInfo {
 /// of the doubles given (the exact values of float weights read back as the
 /// same floats).
 void writeStoreInfo(const StoreInfo &Info, llvm::raw_ostream &OS);
-/// Parses store.json text; \p Name stands for the file in errors.
+/// Parses store.json text; \p Name stands for the file in errors. Version 2
+/// must list its shards; version 1 must not.
 llvm::Expected<StoreInfo> parseStoreInfo(llvm::StringRef Text,
                                          llvm::StringRef Name);
 
@@ -108,6 +127,10 @@ public:
 
   /// Appends \p B's rows (renumbered to follow the rows already written).
   void append(const RowBatch &B);
+  /// Writes \p Contents to the file \p Name (a plain file name) in the store,
+  /// to be moved into place with the rest: a record of how the rows were
+  /// made, for example. Store::open ignores such files.
+  llvm::Error addFile(llvm::StringRef Name, llvm::StringRef Contents);
   uint64_t rows() const { return Rows; }
   /// Finishes the three files and renames the directory into place,
   /// replacing an existing store. On failure nothing is left behind and an
@@ -131,7 +154,10 @@ class Store {
 public:
   /// Opens \p Dir: reads store.json, maps the matrix and the index, and
   /// checks that they agree (dimension, row count). Errors name the file
-  /// and the problem.
+  /// and the problem. A sharded store's shards are opened and checked the
+  /// same way, and against the manifest (the settings of store.json, each
+  /// shard's count); their matrices are copied into one, their indexes are
+  /// read in place.
   static llvm::Expected<Store> open(llvm::StringRef Dir);
 
   llvm::StringRef path() const { return Dir; }
@@ -140,8 +166,12 @@ public:
   const IndexFile &index() const { return Index; }
   uint64_t size() const { return Matrix.rows(); }
   unsigned dimension() const { return Matrix.cols(); }
+  bool isSharded() const { return !Info.Shards.empty(); }
 
 private:
+  /// open(); a shard (\p IsShard) must be an ordinary store.
+  static llvm::Expected<Store> openAt(llvm::StringRef Dir, bool IsShard);
+  static llvm::Expected<Store> openSharded(std::string Dir, StoreInfo Info);
   Store(std::string Dir, StoreInfo Info, NpyMatrix Matrix, IndexFile Index)
       : Dir(std::move(Dir)), Info(std::move(Info)), Matrix(std::move(Matrix)),
         Index(std::move(Index)) {}
@@ -150,6 +180,11 @@ private:
   NpyMatrix Matrix;
   IndexFile Index;
 };
+
+/// Writes the rows of \p S (ordinary or sharded) as an ordinary store at
+/// \p Dir, in the same order, with S's settings, as StoreWriter writes
+/// (replacing only a store or an empty directory). Merges a sharded store.
+llvm::Error writeStoreCopy(const Store &S, llvm::StringRef Dir);
 
 } // namespace irtk::store
 
