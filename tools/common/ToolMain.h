@@ -135,13 +135,17 @@ readSubcommand(int Argc, char **Argv, llvm::StringRef Usage,
       "unknown command '" + Cmd.str() + "'; expected " + listOfChoices(Names));
 }
 
-/// The whole of a tool's main after llvm::InitLLVM.
+/// The whole of a tool's main after llvm::InitLLVM. A usage error exits
+/// \p UsageStatus: ExitUsage, except in a drop-in for an upstream tool
+/// that exits 1 (llvm-ir2vec).
 template <typename OptionsT>
 int runMain(llvm::StringRef ToolName, const ParseResult<OptionsT> &R,
-            llvm::function_ref<llvm::Error(const OptionsT &)> Run) {
+            llvm::function_ref<llvm::Error(const OptionsT &)> Run,
+            int UsageStatus = ExitUsage) {
   switch (R.status()) {
   case ParseResult<OptionsT>::UsageError:
-    return usageExit(ToolName, R.message());
+    usageExit(ToolName, R.message());
+    return UsageStatus;
   case ParseResult<OptionsT>::PrintAndExit:
     return printExit(ToolName, R.message());
   case ParseResult<OptionsT>::Run:
