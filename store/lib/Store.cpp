@@ -303,7 +303,7 @@ Error StoreWriter::commit() {
   return Error::success();
 }
 
-Expected<Store> Store::open(StringRef DirArg) {
+Expected<Store> Store::open(StringRef DirArg, LoadProgress Progress) {
   std::string Dir = withoutTrailingSeparators(DirArg);
   sys::fs::file_status Status;
   if (std::error_code EC = sys::fs::status(Dir, Status))
@@ -330,7 +330,8 @@ Expected<Store> Store::open(StringRef DirArg) {
     return storeError(MatrixPath, Twine(M->rows()) + " rows, but " +
                                       InfoFileName + " says " +
                                       Twine(Info->Count));
-  Expected<IndexFile> I = IndexFile::open(joinPath(Dir, IndexFileName));
+  Expected<IndexFile> I =
+      IndexFile::open(joinPath(Dir, IndexFileName), Progress);
   if (!I)
     return I.takeError();
   if (I->size() != M->rows())

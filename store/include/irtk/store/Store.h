@@ -131,8 +131,10 @@ class Store {
 public:
   /// Opens \p Dir: reads store.json, maps the matrix and the index, and
   /// checks that they agree (dimension, row count). Errors name the file
-  /// and the problem.
-  static llvm::Expected<Store> open(llvm::StringRef Dir);
+  /// and the problem. \p Progress follows the index check, the part of
+  /// opening that takes time (IndexFile::open).
+  static llvm::Expected<Store> open(llvm::StringRef Dir,
+                                    LoadProgress Progress = {});
 
   llvm::StringRef path() const { return Dir; }
   const StoreInfo &info() const { return Info; }
