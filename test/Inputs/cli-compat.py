@@ -20,6 +20,7 @@ os.makedirs(work, exist_ok=True)
 cfg = os.path.join(inputs, "cfg.ll")
 vocab = os.path.join(inputs, "ids2d.json")
 mir = os.path.join(inputs, "mir-simple.mir")
+mir_vocab = os.path.join(inputs, "mir-dim2.json")
 
 
 def write(name, text):
@@ -69,6 +70,11 @@ CASES = [
     (["triplets", "--stop-after=foo", cfg], "out"),
     (["triplets", "-debug-pass=Arguments", cfg], "out"),
     (["triplets", V, cfg], "out"),
+    # Machine IR mode, as the subcommands take --mode.
+    (["triplets", "--mode=mir", mir], "out"),
+    (["entities", "--mode", "mir", mir], "out"),
+    (["embeddings", "--mode=mir", f"--mir2vec-vocab-path={mir_vocab}",
+      "--level=bb", mir], "out"),
     # The generic options.
     (["--help"], None),
     (["-h"], None),
@@ -103,6 +109,7 @@ CASES = [
     (["bogus"], None),  # unknown subcommand
     (["bogus", cfg], None),
     (["-o", OUT, "triplets", cfg], None),  # options before the subcommand
+    (["--mode=mir", "triplets", mir], None),
     # Input errors: exit 1.
     (["embeddings", V, os.path.join(work, "missing.ll")], None),
     (["triplets", os.path.join(work, "missing.ll")], None),
