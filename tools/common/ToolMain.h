@@ -8,8 +8,9 @@
 ///
 /// \file
 /// One shape for every tool's main: parse the command line into an options
-/// struct (a usage error is one line and exit status 2; --help and
-/// --version print and exit 0), then run it, which returns an llvm::Error
+/// struct (a usage error is one line and exit status 2, or 1 in
+/// llvm-ir2vec as in upstream's tool; --help and --version print and exit
+/// 0), then run it, which returns an llvm::Error
 /// (one line and exit status 1). A run that has already reported its
 /// problems line by line (several bad inputs of a corpus) returns
 /// reportedError(): exit status 1 and no further line. Standard output is
