@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   llvm-22 llvm-22-dev llvm-22-tools clang-22 libomp-22-dev
-  libeigen3-dev nlohmann-json3-dev libboost-program-options-dev
+  libeigen3-dev libboost-program-options-dev
   libgtest-dev libgmock-dev cmake ninja-build g++ python3 zlib1g-dev
   libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
   pybind11-dev python3-dev python3-numpy python3-matplotlib dpkg-dev

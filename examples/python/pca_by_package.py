@@ -26,8 +26,10 @@ Inputs (positional, default: the benchmark corpus of bench/build-corpus.sh):
   PACKAGE=PATH     PATH is a directory (its .bc/.ll files, recursively) or
                    a glob (quote it), e.g. 'zlib=bench/work/corpus/zlib/*.bc'
 
+Without -o the picture is pca-functions.png in the current directory.
 docs/images/pca-functions.png was made, from the repository root, with
-  PYTHONPATH=build/python /usr/bin/python3 examples/python/pca_by_package.py
+  PYTHONPATH=build/python /usr/bin/python3 examples/python/pca_by_package.py \
+      -o docs/images/pca-functions.png
 (the default vocabulary, ir2vec.vocab.seedEmbedding75D). See docs/Examples.md.
 """
 
@@ -173,9 +175,11 @@ def main():
                         help="flow-aware embeddings instead of symbolic")
     parser.add_argument("--no-normalize", action="store_true",
                         help="project the raw vectors (size dominates)")
-    parser.add_argument("-o", "--output", default=str(
-        ROOT / "docs" / "images" / "pca-functions.png"),
-        help="PNG to write (default: docs/images/pca-functions.png)")
+    # Never the documentation's own picture by default: a run for a look
+    # at one's own corpus must not change the repository.
+    parser.add_argument("-o", "--output", default="pca-functions.png",
+                        help="PNG to write (default: pca-functions.png in "
+                        "the current directory)")
     parser.add_argument("--size", type=int, nargs=2, default=(1000, 800),
                         metavar=("W", "H"), help="pixels (default: 1000 800)")
     parser.add_argument("--threads", type=int, default=0,

@@ -125,6 +125,16 @@ static Expected<LegacyVocabulary> parseFlatJSON(StringRef Text,
   for (const auto &KV : *Obj)
     Keys.push_back(KV.first);
   llvm::sort(Keys);
+  // LLVM 22's own format keeps its entries in sections (objects); a flat
+  // file has arrays only.
+  for (StringRef Key : Keys)
+    if (Obj->get(Key)->getAsObject() &&
+        is_contained({"Opcodes", "Types", "Arguments", "CommonOperands",
+                      "PhysicalRegisters", "VirtualRegisters"},
+                     Key))
+      return C.fail("already in LLVM 22's vocabulary format (section '" + Key +
+                    "'); there is nothing to convert: use it as it is "
+                    "(irtk-vocab validate checks it)");
   for (StringRef Key : Keys) {
     const json::Array *A = Obj->get(Key)->getAsArray();
     if (!A)

@@ -133,7 +133,7 @@ IndexFile::IndexFile(IndexFile &&) = default;
 IndexFile &IndexFile::operator=(IndexFile &&) = default;
 IndexFile::~IndexFile() = default;
 
-Expected<IndexFile> IndexFile::open(StringRef Path) {
+Expected<IndexFile> IndexFile::open(StringRef Path, LoadProgress Progress) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFile(Path, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
@@ -155,9 +155,14 @@ Expected<IndexFile> IndexFile::open(StringRef Path) {
   // read: a store whose index is damaged is refused as a whole. The check
   // builds nothing, so opening stays cheap; the fields are checked when a
   // record is read.
-  for (uint64_t Row = 0; Row < P.size(); ++Row)
+  for (uint64_t Row = 0; Row < P.size(); ++Row) {
     if (Error E = support::checkJSON(P.line(Row), P.Path, Row + 1))
       return E;
+    if (Progress && Row % 4096 == 4095)
+      Progress(Row + 1, P.size());
+  }
+  if (Progress)
+    Progress(P.size(), P.size());
   IndexFile F;
   F.Path = P.Path;
   F.Size = P.size();

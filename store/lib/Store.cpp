@@ -368,13 +368,14 @@ static StringRef differingSetting(const StoreInfo &A, const StoreInfo &B) {
   return "";
 }
 
-Expected<Store> Store::openSharded(std::string Dir, StoreInfo Info) {
+Expected<Store> Store::openSharded(std::string Dir, StoreInfo Info,
+                                   LoadProgress Progress) {
   std::string InfoPath = joinPath(Dir, InfoFileName);
   std::vector<NpyMatrix> Matrices;
   std::vector<IndexFile> Indexes;
   for (const ShardRef &Ref : Info.Shards) {
     std::string ShardDir = joinPath(Dir, Ref.Path);
-    Expected<Store> S = openAt(ShardDir, /*IsShard=*/true);
+    Expected<Store> S = openAt(ShardDir, /*IsShard=*/true, Progress);
     if (!S)
       return S.takeError();
     StringRef Differs = differingSetting(Info, S->info());
@@ -392,11 +393,12 @@ Expected<Store> Store::openSharded(std::string Dir, StoreInfo Info) {
   return Store(std::move(Dir), std::move(Info), std::move(M), std::move(I));
 }
 
-Expected<Store> Store::open(StringRef Dir) {
-  return openAt(Dir, /*IsShard=*/false);
+Expected<Store> Store::open(StringRef Dir, LoadProgress Progress) {
+  return openAt(Dir, /*IsShard=*/false, Progress);
 }
 
-Expected<Store> Store::openAt(StringRef DirArg, bool IsShard) {
+Expected<Store> Store::openAt(StringRef DirArg, bool IsShard,
+                              LoadProgress Progress) {
   std::string Dir = withoutTrailingSeparators(DirArg);
   sys::fs::file_status Status;
   if (std::error_code EC = sys::fs::status(Dir, Status))
@@ -416,7 +418,7 @@ Expected<Store> Store::openAt(StringRef DirArg, bool IsShard) {
     // a link to it) would otherwise be opened again and again.
     if (IsShard)
       return storeError(Dir, "a shard that is itself sharded");
-    return openSharded(Dir, std::move(*Info));
+    return openSharded(Dir, std::move(*Info), Progress);
   }
   std::string MatrixPath = joinPath(Dir, MatrixFileName);
   Expected<NpyMatrix> M = NpyMatrix::open(MatrixPath);
@@ -430,7 +432,8 @@ Expected<Store> Store::openAt(StringRef DirArg, bool IsShard) {
     return storeError(MatrixPath, Twine(M->rows()) + " rows, but " +
                                       InfoFileName + " says " +
                                       Twine(Info->Count));
-  Expected<IndexFile> I = IndexFile::open(joinPath(Dir, IndexFileName));
+  Expected<IndexFile> I =
+      IndexFile::open(joinPath(Dir, IndexFileName), Progress);
   if (!I)
     return I.takeError();
   if (I->size() != M->rows())

@@ -39,10 +39,11 @@ VECTORS = {  # by hand, above
 }
 
 
-def run(script, *args):
+def run(script, *args, cwd=None):
     return subprocess.run(
         [sys.executable, str(EXAMPLES / script), *args],
-        capture_output=True, text=True, env=os.environ, timeout=120)
+        capture_output=True, text=True, env=os.environ, timeout=120,
+        cwd=cwd)
 
 
 def cosine(a, b):
@@ -139,6 +140,20 @@ class PcaByPackage(unittest.TestCase):
 
     def test_raw(self):
         self.check("--no-normalize", normalise=False)
+
+    def test_default_output_is_not_the_docs_picture(self):
+        # Without -o the picture goes to the current directory; the one in
+        # docs/images stays as it is.
+        docs_png = SOURCE_ROOT / "docs" / "images" / "pca-functions.png"
+        before = docs_png.read_bytes() if docs_png.exists() else None
+        with tempfile.TemporaryDirectory() as tmp:
+            out = run("pca_by_package.py", f"cfg={CFG}", f"mangled={MANGLED}",
+                      "--vocab", IDS2D, "--size", "200", "150", cwd=tmp)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(png_size(os.path.join(tmp, "pca-functions.png")),
+                             (200, 150))
+        after = docs_png.read_bytes() if docs_png.exists() else None
+        self.assertEqual(before, after)
 
     def test_bad_input_is_one_line(self):
         out = run("pca_by_package.py", "nothing=/nonexistent/*.bc",

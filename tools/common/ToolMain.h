@@ -8,8 +8,9 @@
 ///
 /// \file
 /// One shape for every tool's main: parse the command line into an options
-/// struct (a usage error is one line and exit status 2; --help and
-/// --version print and exit 0), then run it, which returns an llvm::Error
+/// struct (a usage error is one line and exit status 2, or 1 in
+/// llvm-ir2vec as in upstream's tool; --help and --version print and exit
+/// 0), then run it, which returns an llvm::Error
 /// (one line and exit status 1). A run that has already reported its
 /// problems line by line (several bad inputs of a corpus) returns
 /// reportedError(): exit status 1 and no further line. Standard output is
@@ -135,13 +136,17 @@ readSubcommand(int Argc, char **Argv, llvm::StringRef Usage,
       "unknown command '" + Cmd.str() + "'; expected " + listOfChoices(Names));
 }
 
-/// The whole of a tool's main after llvm::InitLLVM.
+/// The whole of a tool's main after llvm::InitLLVM. A usage error exits
+/// \p UsageStatus: ExitUsage, except in a drop-in for an upstream tool
+/// that exits 1 (llvm-ir2vec).
 template <typename OptionsT>
 int runMain(llvm::StringRef ToolName, const ParseResult<OptionsT> &R,
-            llvm::function_ref<llvm::Error(const OptionsT &)> Run) {
+            llvm::function_ref<llvm::Error(const OptionsT &)> Run,
+            int UsageStatus = ExitUsage) {
   switch (R.status()) {
   case ParseResult<OptionsT>::UsageError:
-    return usageExit(ToolName, R.message());
+    usageExit(ToolName, R.message());
+    return UsageStatus;
   case ParseResult<OptionsT>::PrintAndExit:
     return printExit(ToolName, R.message());
   case ParseResult<OptionsT>::Run:

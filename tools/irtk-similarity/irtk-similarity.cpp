@@ -37,6 +37,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "BoostCommandLine.h"
+#include "StatusLine.h"
 #include "ToolMain.h"
 
 #include <cmath>
@@ -56,9 +57,11 @@ static const char *const Usage =
     "           (--function <name> | --row <n> | --ir <file.ll|file.bc> ...)\n"
     "           [--vocab <file>] [-k <n>] [--metric cosine|euclidean]\n"
     "           [--format text|json] [-o <file>] [-j <n>]\n"
+    "           [--progress auto|always|never]\n"
     "       irtk-similarity pairs --store <dir> [--against <dir>]\n"
     "           --threshold <x> [--metric cosine|euclidean]\n"
-    "           [--format text|json] [-o <file>] [-j <n>]\n\n"
+    "           [--format text|json] [-o <file>] [-j <n>]\n"
+    "           [--progress auto|always|never]\n\n"
     "topk   the k rows nearest to each query, best first: the rows of\n"
     "       --function (symbol or demangled name) or --row in --store, "
     "searched\n"
@@ -82,6 +85,8 @@ struct Options {
   MetricKind Metric = MetricKind::Cosine;
   bool JSON = false;
   unsigned Threads = 0;
+  /// The status line while stores load.
+  tools::ProgressModeKind Progress = tools::ProgressModeKind::Auto;
 };
 
 /// The rows to search for: vectors, what they are, which row to skip.
@@ -321,14 +326,40 @@ static void writeQueryJSON(raw_ostream &OS, const QuerySet &Q, size_t I) {
 
 /// The --store and, with --against, the second store (same dimension).
 using StorePair = std::pair<std::optional<Store>, std::optional<Store>>;
+/// Opens the store \p Dir with a status line (llvm-ir2vec's --progress): on
+/// a terminal it is erased once the store is open, elsewhere (always) its
+/// last state stays as a line.
+static Expected<Store> openStore(const Options &O, StringRef Dir) {
+  tools::StatusLine Line(errs(), ToolName, O.Progress);
+  auto Status = [&](uint64_t Done, uint64_t Total) {
+    std::string S;
+    raw_string_ostream SS(S);
+    SS << "loading " << Dir << ": " << Done << '/' << Total << " rows, "
+       << tools::formatDuration(Line.elapsed());
+    return S;
+  };
+  std::optional<std::pair<uint64_t, uint64_t>> Last;
+  Expected<Store> S = Store::open(Dir, [&](uint64_t Done, uint64_t Total) {
+    Last.emplace(Done, Total);
+    // The last state is finish()'s to print.
+    if (Done < Total && Line.due())
+      Line.update(Status(Done, Total));
+  });
+  if (O.Progress == tools::ProgressModeKind::Always && Last)
+    Line.finish(Status(Last->first, Last->second));
+  else
+    Line.clear();
+  return S;
+}
+
 static Expected<StorePair> openStores(const Options &O) {
   StorePair P;
-  Expected<Store> S = Store::open(O.Store);
+  Expected<Store> S = openStore(O, O.Store);
   if (!S)
     return S.takeError();
   P.first.emplace(std::move(*S));
   if (!O.Against.empty()) {
-    Expected<Store> T = Store::open(O.Against);
+    Expected<Store> T = openStore(O, O.Against);
     if (!T)
       return T.takeError();
     P.second.emplace(std::move(*T));
@@ -490,7 +521,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("metric", Text(), "cosine (default) or euclidean")
     ("format", Text(), "text (default) or json")
     ("output,o", Text(), "Output file (default '-', standard output)")
-    ("threads,j", Text(), "Threads (default 0: all cores)");
+    ("threads,j", Text(), "Threads (default 0: all cores)")
+    ("progress", Text(), "Status line on standard error while stores load: auto (on a terminal; the default), always or never");
   // clang-format on
   try {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
@@ -535,6 +567,10 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return usageError("invalid --format '" + Format +
                       "'; expected text or json");
   O.JSON = Format == "json";
+  if (std::string Msg = tools::parseProgressOption(
+          Get("progress").value_or("auto"), O.Progress);
+      !Msg.empty())
+    return usageError(Msg);
   if (std::string Msg = tools::parseCountOption(
           "--threads", Get("threads").value_or("0"), 0, 4096, O.Threads);
       !Msg.empty())

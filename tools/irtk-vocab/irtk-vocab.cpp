@@ -34,6 +34,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include "BoostCommandLine.h"
+#include "StatusLine.h"
 #include "ToolMain.h"
 
 #include <cmath>
@@ -56,6 +57,7 @@ static const char *const Usage =
     "                  [--lr X] [--margin X] [--batch-size N] [--distance "
     "L1|L2]\n"
     "                  [--seed N] [-j N] [--trained-only] [--quiet]\n"
+    "                  [--progress=auto|always|never]\n"
     "       irtk-vocab convert <legacy.txt|legacy.json|-> -o <vocab.json> "
     "[--strict]\n"
     "validate, stats, diff and train take --mode=mir [--mtriple=T] for a\n"
@@ -81,6 +83,8 @@ struct VocabOptions {
   bool Strict = false, Quiet = false;
   /// train: write only the entities the triplets name.
   bool TrainedOnly = false;
+  /// train: the status line (epoch, loss, time); --quiet is never.
+  irtk::tools::ProgressModeKind Progress = irtk::tools::ProgressModeKind::Auto;
   /// --mode=mir: the MIR layout of this target, not the IR layout.
   bool MIR = false;
   std::string MTriple;
@@ -246,9 +250,24 @@ static Error runDiff(const LayoutChoice &C, const std::string &FileA,
   return Error::success();
 }
 
+/// The text of train's status line after epoch \p R.
+static std::string epochStatus(const EpochReport &R, unsigned Epochs,
+                               double Seconds) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "epoch " << R.Epoch << '/' << Epochs << ", loss "
+     << format("%.6f", R.MeanLoss) << ", "
+     << irtk::tools::formatDuration(Seconds);
+  if (R.Epoch < Epochs && R.Epoch > 0)
+    OS << ", ETA "
+       << irtk::tools::formatDuration(Seconds / R.Epoch * (Epochs - R.Epoch));
+  return S;
+}
+
 static Error runTrain(const LayoutChoice &C, const std::string &TripletsPath,
                       const std::string &Output, const TransEOptions &Opts,
-                      bool Quiet, bool TrainedOnly) {
+                      bool Quiet, irtk::tools::ProgressModeKind Progress,
+                      bool TrainedOnly) {
   if (Error E = irtk::support::checkNotAnInput(Output, {TripletsPath}))
     return E;
   Expected<TripletSet> Data = readTriplets(TripletsPath, C.layout());
@@ -258,12 +277,24 @@ static Error runTrain(const LayoutChoice &C, const std::string &TripletsPath,
     errs() << "training on " << Data->Triplets.size() << " triplets, "
            << Data->NumRelations << " relations, dimension " << Opts.Dimension
            << '\n';
+  // auto: redrawn in place on a terminal; in a log, whole lines at most
+  // one a second and the last epoch's, so the loss's course stays visible.
+  using irtk::tools::ProgressModeKind;
+  if (Quiet)
+    Progress = ProgressModeKind::Never;
+  else if (Progress == ProgressModeKind::Auto && !errs().is_displayed())
+    Progress = ProgressModeKind::Always;
+  irtk::tools::StatusLine Line(errs(), ToolName, Progress);
+  std::optional<EpochReport> Last;
   Expected<TransEModel> Model =
       trainTransE(*Data, Opts, [&](const EpochReport &R) {
-        if (!Quiet)
-          errs() << "epoch " << R.Epoch << "/" << Opts.Epochs << ": loss "
-                 << format("%.6f", R.MeanLoss) << '\n';
+        Last = R;
+        // The last epoch is finish()'s to print.
+        if (R.Epoch < Opts.Epochs && Line.due())
+          Line.update(epochStatus(R, Opts.Epochs, Line.elapsed()));
       });
+  if (Last && Line.enabled())
+    Line.finish(epochStatus(*Last, Opts.Epochs, Line.elapsed()));
   if (!Model)
     return Model.takeError();
   if (TrainedOnly) {
@@ -356,7 +387,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
               O.Command))
     return *R;
 
-  std::string Distance = "L1", Mode = "llvm";
+  std::string Distance = "L1", Mode = "llvm", Progress = "auto";
   // Counts are taken as text and checked by parseCountOption: Boost would
   // read "-1" as 2^32 - 1.
   std::string Dim, Epochs, BatchSize, Seed, Threads;
@@ -386,6 +417,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "zero vectors)")
     ("quiet,q", po::bool_switch(&O.Quiet),
      "No progress or summary lines (train, convert)")
+    ("progress", po::value<std::string>(&Progress),
+     "train: status line on standard error: auto (in place on a terminal, "
+     "else a line a second; the default), always or never")
     ("input", po::value<std::vector<std::string>>(&O.Files), "Input files");
   // clang-format on
   po::positional_options_description Pos;
@@ -407,6 +441,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError("convert reads IR vocabularies only");
   if (O.TrainedOnly && O.Command != CommandKind::Train)
     return UsageError("--trained-only applies to train only");
+  if (std::string Msg = irtk::tools::parseProgressOption(Progress, O.Progress);
+      !Msg.empty())
+    return UsageError(Msg);
   switch (O.Command) {
   case CommandKind::Train:
     if (Files.size() != 1)
@@ -477,7 +514,7 @@ static Error run(const VocabOptions &O) {
   case CommandKind::Diff:
     return runDiff(*C, O.Files[0], O.Files[1]);
   case CommandKind::Train:
-    return runTrain(*C, O.Files.front(), O.Output, O.Train, O.Quiet,
+    return runTrain(*C, O.Files.front(), O.Output, O.Train, O.Quiet, O.Progress,
                     O.TrainedOnly);
   case CommandKind::Convert:
     return runConvert(O.Files.front(), O.Output, O.Strict, O.Quiet);

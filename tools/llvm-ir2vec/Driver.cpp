@@ -66,13 +66,22 @@ public:
 /// embeddings in text or JSON lines.
 class EmbeddingsJob : public Job {
 public:
+  /// \p MarkModules: several inputs, whose text output then says which
+  /// module each function comes from.
   EmbeddingsJob(const Options &O, ModeHandler &H,
-                std::unique_ptr<support::OutputFile> Out)
-      : O(O), H(H), Out(std::move(Out)) {}
+                std::unique_ptr<support::OutputFile> Out, bool MarkModules)
+      : O(O), H(H), Out(std::move(Out)),
+        MarkModules(MarkModules && O.Format == FormatKind::Text) {}
   std::unique_ptr<InputResult> process(const std::string &Path,
                                        raw_ostream *Direct) override {
     auto R = std::make_unique<TextResult>();
     H.embeddings(Path, O, *R, Direct);
+    // Upstream's text names functions only, and a name can occur in many
+    // modules: a "Module: <path>" line precedes each input's output. A
+    // single input has none, so its output stays upstream's byte for byte
+    // (JSON lines carry the module in every record).
+    if (MarkModules && !R->Text.empty())
+      R->Text.insert(0, "Module: " + displayName(Path) + "\n");
     return R;
   }
   raw_ostream *directStream() override { return &Out->os(); }
@@ -86,6 +95,7 @@ private:
   const Options &O;
   ModeHandler &H;
   std::unique_ptr<support::OutputFile> Out;
+  bool MarkModules;
 };
 
 /// embeddings --format=npy: a store directory.
@@ -226,8 +236,9 @@ private:
 
 } // namespace
 
-static Expected<std::unique_ptr<Job>> createJob(const Options &O,
-                                                ModeHandler &H) {
+/// \p SeveralInputs: the run has more than one input.
+static Expected<std::unique_ptr<Job>>
+createJob(const Options &O, ModeHandler &H, bool SeveralInputs) {
   if (O.Subcommand == SubcommandKind::Triplets) {
     auto J = std::make_unique<TripletsJob>(O, H);
     if (Error E = J->open())
@@ -247,7 +258,7 @@ static Expected<std::unique_ptr<Job>> createJob(const Options &O,
   if (!Out)
     return Out.takeError();
   return std::unique_ptr<Job>(
-      std::make_unique<EmbeddingsJob>(O, H, std::move(*Out)));
+      std::make_unique<EmbeddingsJob>(O, H, std::move(*Out), SeveralInputs));
 }
 
 /// Runs \p J over \p Inputs; \p Failed inputs failed before (corpus
@@ -367,7 +378,8 @@ Error run(const Options &O) {
       H->writeEntities(OS);
       return Error::success();
     });
-  Expected<std::unique_ptr<Job>> J = createJob(O, *H);
+  Expected<std::unique_ptr<Job>> J =
+      createJob(O, *H, Inputs.size() + Failed > 1);
   if (!J)
     return J.takeError();
   return runInputs(O, Inputs, Failed, **J);

@@ -7,9 +7,10 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The command line of llvm-ir2vec, parsed with Boost.Program_options into a
-/// plain struct. Option names follow upstream's tool, so an upstream command
-/// line works unchanged (single- or double-dash, "=value" or " value").
+/// The command line of llvm-ir2vec, parsed with llvm::cl (as upstream's
+/// tool parses it) into a plain struct, so that an upstream command line
+/// works unchanged: the same subcommands and options, response files, the
+/// generic options and exit status 1 for every usage error.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +70,10 @@ struct Options {
 
 using ParseResult = tools::ParseResult<Options>;
 
+/// Parses the command line. llvm::cl's own errors (unknown option or
+/// subcommand, bad value) are printed and exit 1 there, as upstream's; --help
+/// and --version print and exit 0 there. Checks llvm::cl cannot make come back
+/// as a usage error.
 ParseResult parseCommandLine(int Argc, const char *const *Argv);
 
 /// What --version prints: "llvm-ir2vec (IR2Vec Toolkit) <version>, ...\n".

@@ -9,6 +9,7 @@
 #include "Progress.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -16,65 +17,30 @@ namespace irtk::cli {
 
 ProgressLine::ProgressLine(raw_ostream &OS, ProgressModeKind Mode,
                            unsigned Total, bool CountTriplets)
-    : OS(OS), InPlace(OS.is_displayed()), Total(Total),
-      CountTriplets(CountTriplets), Start(std::chrono::steady_clock::now()) {
-  switch (Mode) {
-  case ProgressModeKind::Never:
-    Enabled = false;
-    break;
-  case ProgressModeKind::Always:
-    Enabled = true;
-    break;
-  case ProgressModeKind::Auto:
-    Enabled = InPlace && Total > 1;
-    break;
-  }
-}
+    : Line(OS, "llvm-ir2vec", Mode, /*AutoWanted=*/Total > 1), Total(Total),
+      CountTriplets(CountTriplets) {}
 
-void ProgressLine::draw(unsigned Done, unsigned Failed, size_t Triplets) {
-  double Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-          .count();
-  if (InPlace)
-    OS << "\r\x1b[K";
-  OS << "llvm-ir2vec: " << Done << '/' << Total << " inputs, " << Failed
-     << " failed";
+std::string ProgressLine::text(unsigned Done, unsigned Failed,
+                               size_t Triplets) const {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << Done << '/' << Total << " inputs, " << Failed << " failed";
   if (CountTriplets)
     OS << ", " << Triplets << " triplets";
-  OS << ", " << format("%.1f", Seconds) << " s";
-  if (!InPlace)
-    OS << '\n';
-  OS.flush();
-  Drawn = InPlace;
+  OS << ", " << format("%.1f", Line.elapsed()) << " s";
+  return S;
 }
 
 void ProgressLine::update(unsigned Done, unsigned Failed, size_t Triplets) {
-  if (!Enabled)
-    return;
-  auto Now = std::chrono::steady_clock::now();
-  auto Interval = InPlace ? std::chrono::milliseconds(100)
-                          : std::chrono::milliseconds(1000);
-  if (LastDraw && Now - *LastDraw < Interval)
-    return;
-  LastDraw = Now;
-  draw(Done, Failed, Triplets);
+  if (Line.due())
+    Line.update(text(Done, Failed, Triplets));
 }
 
-void ProgressLine::clear() {
-  if (!Drawn)
-    return;
-  OS << "\r\x1b[K";
-  OS.flush();
-  Drawn = false;
-}
+void ProgressLine::clear() { Line.clear(); }
 
 void ProgressLine::finish(unsigned Done, unsigned Failed, size_t Triplets) {
-  if (!Enabled)
-    return;
-  draw(Done, Failed, Triplets);
-  if (InPlace)
-    OS << '\n';
-  Drawn = false;
+  if (Line.enabled())
+    Line.finish(text(Done, Failed, Triplets));
 }
 
 } // namespace irtk::cli

@@ -10,24 +10,21 @@
 /// A status line on standard error while llvm-ir2vec works through many
 /// inputs:
 ///   llvm-ir2vec: 120/410 inputs, 2 failed, 1534120 triplets, 4.2 s
-/// On a terminal it is redrawn in place at most ten times a second and
-/// erased before any other message; elsewhere (--progress=always) it is
-/// printed as whole lines, at most one a second, and once at the end.
+/// drawn by the tools' shared tools::StatusLine.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef IRTK_TOOLS_LLVM_IR2VEC_PROGRESS_H
 #define IRTK_TOOLS_LLVM_IR2VEC_PROGRESS_H
 
-#include "llvm/Support/raw_ostream.h"
+#include "StatusLine.h"
 
-#include <chrono>
 #include <cstddef>
-#include <optional>
+#include <string>
 
 namespace irtk::cli {
 
-enum class ProgressModeKind { Auto, Always, Never };
+using tools::ProgressModeKind;
 
 class ProgressLine {
 public:
@@ -44,16 +41,11 @@ public:
   void finish(unsigned Done, unsigned Failed, size_t Triplets);
 
 private:
-  void draw(unsigned Done, unsigned Failed, size_t Triplets);
+  std::string text(unsigned Done, unsigned Failed, size_t Triplets) const;
 
-  llvm::raw_ostream &OS;
-  bool Enabled;
-  bool InPlace;
+  tools::StatusLine Line;
   unsigned Total;
   bool CountTriplets;
-  bool Drawn = false;
-  std::chrono::steady_clock::time_point Start;
-  std::optional<std::chrono::steady_clock::time_point> LastDraw;
 };
 
 } // namespace irtk::cli

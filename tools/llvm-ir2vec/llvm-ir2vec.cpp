@@ -7,8 +7,9 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Entry point: parse (usage errors exit 2), run (errors exit 1), as every
-/// irtk tool (ToolMain.h).
+/// Entry point: parse, run (ToolMain.h). Every error exits 1, usage errors
+/// too, as upstream's llvm-ir2vec does: scripts written against it test
+/// for that.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -20,5 +21,6 @@
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
   return irtk::tools::runMain<irtk::cli::Options>(
-      "llvm-ir2vec", irtk::cli::parseCommandLine(Argc, Argv), irtk::cli::run);
+      "llvm-ir2vec", irtk::cli::parseCommandLine(Argc, Argv), irtk::cli::run,
+      irtk::tools::ExitFailure);
 }

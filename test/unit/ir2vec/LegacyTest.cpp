@@ -58,6 +58,20 @@ TEST(LegacyTest, CurrentNamesMapToThemselves) {
   }
 }
 
+TEST(LegacyTest, CurrentFormatIsNotConverted) {
+  // Sections of objects are LLVM 22's format: nothing to convert, and the
+  // error says so rather than blaming an entry that is not an array.
+  auto L = parseLegacyVocabulary(
+      R"({"Opcodes": {"Ret": [1, 2]}, "Types": {"VoidTy": [0, 1]},
+          "Arguments": {"Constant": [3, 4]}})",
+      "v.json");
+  ASSERT_FALSE(L);
+  EXPECT_EQ(llvm::toString(L.takeError()),
+            "v.json: already in LLVM 22's vocabulary format (section "
+            "'Arguments'); there is nothing to convert: use it as it is "
+            "(irtk-vocab validate checks it)");
+}
+
 TEST(LegacyTest, ParsesTextWithScientificNotation) {
   auto L = parseLegacyVocabulary("add:[1.5e-01, -2]\n\nintegerTy:[0, 3],\n",
                                  "v.txt");

@@ -93,6 +93,22 @@ TEST_F(IndexFileTest, LinesAndLastLineWithoutNewline) {
   EXPECT_EQ(R->Function, "b");
 }
 
+TEST_F(IndexFileTest, ProgressEvery4096LinesAndAtTheEnd) {
+  std::string Text;
+  for (uint64_t Row = 0; Row < 9000; ++Row)
+    Text += render(funcRecord(Row, "f", "f"));
+  write(Text);
+  std::vector<std::pair<uint64_t, uint64_t>> Calls;
+  Expected<IndexFile> F =
+      IndexFile::open(Path, [&](uint64_t Done, uint64_t Total) {
+        Calls.emplace_back(Done, Total);
+      });
+  IRTK_ASSERT_OK(F);
+  using Call = std::pair<uint64_t, uint64_t>;
+  EXPECT_EQ(Calls,
+            (std::vector<Call>{{4096, 9000}, {8192, 9000}, {9000, 9000}}));
+}
+
 TEST_F(IndexFileTest, EmptyFileHasNoRows) {
   write("");
   Expected<IndexFile> F = IndexFile::open(Path);

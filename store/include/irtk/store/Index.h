@@ -23,6 +23,7 @@
 #include "irtk/support/Level.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -84,14 +85,20 @@ void writeEmbeddingLine(const IndexRecord &Site, llvm::StringRef Kind,
 llvm::Expected<IndexRecord>
 parseIndexRecord(llvm::StringRef Line, llvm::StringRef Name, uint64_t LineNo);
 
+/// Told how many of a store's index lines have been checked, of how many,
+/// while a large store opens (for a status line).
+using LoadProgress = llvm::function_ref<void(uint64_t Done, uint64_t Total)>;
+
 /// A store's index, read lazily. It may be the concatenation of several
 /// index files (the shards of a sharded store): each keeps its own row
 /// numbers, from 0, and is renumbered to follow the parts before it.
 class IndexFile {
 public:
   /// Maps \p Path, finds its lines and checks that each is JSON. An empty
-  /// last line is allowed; a missing final newline is too.
-  static llvm::Expected<IndexFile> open(llvm::StringRef Path);
+  /// last line is allowed; a missing final newline is too. \p Progress,
+  /// when given, is called every few thousand lines and after the last.
+  static llvm::Expected<IndexFile> open(llvm::StringRef Path,
+                                        LoadProgress Progress = {});
   /// The records of \p Parts one after another, renumbered; \p Path names
   /// the whole in messages.
   static IndexFile concatenate(std::vector<IndexFile> Parts,

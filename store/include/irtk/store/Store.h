@@ -157,8 +157,10 @@ public:
   /// and the problem. A sharded store's shards are opened and checked the
   /// same way, and against the manifest (the settings of store.json, each
   /// shard's count); their matrices are copied into one, their indexes are
-  /// read in place.
-  static llvm::Expected<Store> open(llvm::StringRef Dir);
+  /// read in place. \p Progress follows the index check, the part of
+  /// opening that takes time (IndexFile::open), shard by shard.
+  static llvm::Expected<Store> open(llvm::StringRef Dir,
+                                    LoadProgress Progress = {});
 
   llvm::StringRef path() const { return Dir; }
   const StoreInfo &info() const { return Info; }
@@ -170,8 +172,10 @@ public:
 
 private:
   /// open(); a shard (\p IsShard) must be an ordinary store.
-  static llvm::Expected<Store> openAt(llvm::StringRef Dir, bool IsShard);
-  static llvm::Expected<Store> openSharded(std::string Dir, StoreInfo Info);
+  static llvm::Expected<Store> openAt(llvm::StringRef Dir, bool IsShard,
+                                      LoadProgress Progress);
+  static llvm::Expected<Store> openSharded(std::string Dir, StoreInfo Info,
+                                           LoadProgress Progress);
   Store(std::string Dir, StoreInfo Info, NpyMatrix Matrix, IndexFile Index)
       : Dir(std::move(Dir)), Info(std::move(Info)), Matrix(std::move(Matrix)),
         Index(std::move(Index)) {}
