@@ -267,7 +267,9 @@ public:
           const MachineBlockFrequencyInfo &MBFI, const MachineLoopInfo &Loops)
       : RegAllocEvictionAdvisor(MF, RA), StockAdvisor(std::move(StockAdvisor)),
         S(S), MBFI(MBFI), Loops(Loops) {
-    if (S.Vocabulary)
+    // The MIR2Vec sums only when the policy or the log reads them.
+    if (S.Vocabulary && (S.Runner->readsInput(Mir2VecDefsAndUses) ||
+                         S.Runner->readsInput(Mir2VecDefsAndUsesByFreq)))
       Embedder.emplace(MF, *S.Vocabulary, *S.Layout);
     for (unsigned I = 0, E = MRI->getNumVirtRegs(); I != E; ++I)
       if (!MRI->reg_nodbg_empty(Register::index2VirtReg(I)))
