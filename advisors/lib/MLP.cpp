@@ -22,6 +22,8 @@
 
 #include <Eigen/Dense>
 
+#include <cctype>
+#include <charconv>
 #include <cmath>
 
 using namespace llvm;
@@ -62,10 +64,17 @@ size_t MLPDescription::inputSize() const {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// What stands for an array of numbers read ahead (NumberArrayCompactor):
+/// a string no model file has, "\u0001" and the array's index.
+constexpr StringLiteral PlaceholderPrefix = "\x01";
+
 /// Reads one model file, keeping the file name and the place for errors.
 class Reader {
 public:
-  explicit Reader(StringRef Name) : Name(Name) {}
+  /// \p Arrays: the number arrays compactNumberArrays took out of the text.
+  explicit Reader(StringRef Name,
+                  const std::vector<std::vector<double>> *Arrays = nullptr)
+      : Name(Name), Arrays(Arrays) {}
 
   Error error(const Twine &Where, const Twine &Msg) const {
     return createStringError(inconvertibleErrorCode(),
@@ -96,6 +105,13 @@ public:
   numbers(const json::Value *V, const Twine &Where, size_t Size = 0) const {
     if (!V)
       return error(Where, "missing");
+    if (std::optional<size_t> Idx = compacted(*V)) {
+      const std::vector<double> &Out = (*Arrays)[*Idx];
+      if (Size && Out.size() != Size)
+        return error(Where, "has " + Twine(Out.size()) +
+                                " elements; expected " + Twine(Size));
+      return Out;
+    }
     const json::Array *A = V->getAsArray();
     if (!A)
       return error(Where, "expected an array of numbers");
@@ -114,7 +130,171 @@ public:
   }
 
 private:
+  /// The index of the array a placeholder stands for.
+  std::optional<size_t> compacted(const json::Value &V) const {
+    std::optional<StringRef> S = V.getAsString();
+    if (!Arrays || !S || !S->consume_front(PlaceholderPrefix))
+      return std::nullopt;
+    size_t Idx;
+    if (S->getAsInteger(10, Idx) || Idx >= Arrays->size())
+      return std::nullopt;
+    return Idx;
+  }
+
   StringRef Name;
+  const std::vector<std::vector<double>> *Arrays;
+};
+
+/// The weights of a large model are most of its file, and llvm::json reads
+/// each number through strtod and a json::Value: an 8 MB model took a
+/// billion instructions to read, in every compiler process. This pass
+/// reads the number arrays of the places that hold them (inputs[i].mean,
+/// .scale, layers[i].bias, layers[i].weights[j]) with std::from_chars
+/// (correctly rounded, as strtod) and leaves a short placeholder string
+/// in their place. Arrays it does not recognise as plain numbers stay in
+/// the text. Parsing stays llvm::json's; a file it finds any fault in is
+/// read again the plain way, so every error message is the plain reading's.
+class NumberArrayCompactor {
+public:
+  explicit NumberArrayCompactor(StringRef Text) : Text(Text) {}
+
+  /// False when the text may hold a placeholder of its own.
+  bool run() {
+    if (Text.contains("\\u0001"))
+      return false;
+    Out.reserve(Text.size() / 4);
+    size_t Copied = 0;
+    for (size_t I = 0; I < Text.size(); ++I) {
+      char C = Text[I];
+      if (C == '"') {
+        size_t End = skipString(I);
+        StringRef Str = Text.slice(I + 1, End);
+        I = End;
+        Last = Token::String;
+        LastString = Str;
+        continue;
+      }
+      if (C == ' ' || C == '\t' || C == '\n' || C == '\r')
+        continue;
+      if (C == ':') {
+        PendingKey = Last == Token::String ? LastString : StringRef();
+        Last = Token::Colon;
+        continue;
+      }
+      if (C == '{' || C == '[') {
+        StringRef Key = Last == Token::Colon ? PendingKey : StringRef();
+        if (C == '[' && wanted(Key)) {
+          size_t End;
+          if (readNumbers(I, End)) {
+            Out.append(Text.begin() + Copied, Text.begin() + I);
+            Out += "\"";
+            Out += "\\u0001"; // PlaceholderPrefix, escaped
+            Out += std::to_string(Arrays.size() - 1);
+            Out += "\"";
+            Copied = End + 1;
+            I = End;
+            Last = Token::Other;
+            continue;
+          }
+        }
+        Stack.push_back({C, Key});
+        Last = Token::Other;
+        continue;
+      }
+      if ((C == '}' || C == ']') && !Stack.empty())
+        Stack.pop_back();
+      Last = Token::Other;
+    }
+    Out.append(Text.begin() + Copied, Text.end());
+    return true;
+  }
+
+  std::string Out;
+  std::vector<std::vector<double>> Arrays;
+
+private:
+  enum class Token { Other, String, Colon };
+  struct Frame {
+    char Kind;
+    StringRef Key;
+  };
+
+  /// The index of the closing quote of the string opening at \p I.
+  size_t skipString(size_t I) const {
+    for (++I; I < Text.size(); ++I) {
+      if (Text[I] == '\\')
+        ++I;
+      else if (Text[I] == '"')
+        return I;
+    }
+    return Text.size();
+  }
+
+  /// Whether an array opening here, as the value of \p Key (or an element
+  /// when Key is empty), holds a model's numbers.
+  bool wanted(StringRef Key) const {
+    auto At = [&](size_t Depth, char Kind, StringRef K) {
+      return Stack.size() > Depth && Stack[Depth].Kind == Kind &&
+             Stack[Depth].Key == K;
+    };
+    if (Stack.size() == 3 && (Key == "mean" || Key == "scale"))
+      return At(0, '{', "") && At(1, '[', "inputs") && At(2, '{', "");
+    if (Stack.size() == 3 && Key == "bias")
+      return At(0, '{', "") && At(1, '[', "layers") && At(2, '{', "");
+    if (Stack.size() == 4 && Key.empty())
+      return At(0, '{', "") && At(1, '[', "layers") && At(2, '{', "") &&
+             At(3, '[', "weights");
+    return false;
+  }
+
+  /// Reads "[number, ...]" at \p I into Arrays; \p End: its ']'.
+  bool readNumbers(size_t I, size_t &End) {
+    std::vector<double> V;
+    const char *P = Text.data() + I + 1, *E = Text.data() + Text.size();
+    auto SkipSpace = [&] {
+      while (P < E && (*P == ' ' || *P == '\t' || *P == '\n' || *P == '\r'))
+        ++P;
+    };
+    SkipSpace();
+    if (P < E && *P == ']')
+      return false; // Empty: the plain reading says what is wrong.
+    while (true) {
+      SkipSpace();
+      // JSON's grammar, which from_chars is more lenient than.
+      const char *Start = P;
+      if (P < E && *P == '-')
+        ++P;
+      if (P >= E || !std::isdigit(static_cast<unsigned char>(*P)) ||
+          (*P == '0' && P + 1 < E &&
+           std::isdigit(static_cast<unsigned char>(P[1]))))
+        return false;
+      while (P < E &&
+             (std::isdigit(static_cast<unsigned char>(*P)) || *P == '.' ||
+              *P == 'e' || *P == 'E' || *P == '+' || *P == '-'))
+        ++P;
+      double D;
+      auto [Ptr, Err] = std::from_chars(Start, P, D);
+      if (Err != std::errc() || Ptr != P || !std::isfinite(D))
+        return false;
+      V.push_back(D);
+      SkipSpace();
+      if (P < E && *P == ',') {
+        ++P;
+        continue;
+      }
+      if (P < E && *P == ']')
+        break;
+      return false;
+    }
+    End = P - Text.data();
+    Arrays.push_back(std::move(V));
+    return true;
+  }
+
+  StringRef Text;
+  std::vector<Frame> Stack;
+  Token Last = Token::Other;
+  StringRef LastString, PendingKey;
 };
 } // namespace
 
@@ -186,10 +366,23 @@ static Expected<MLPDescription::Layer> readLayer(const Reader &R,
 }
 
 Expected<MLPDescription> MLPDescription::parse(StringRef Text, StringRef Name) {
+  NumberArrayCompactor C(Text);
+  if (C.run() && !C.Arrays.empty()) {
+    Expected<MLPDescription> D = parseWith(C.Out, Name, &C.Arrays);
+    if (D)
+      return D;
+    consumeError(D.takeError());
+  }
+  return parseWith(Text, Name, nullptr);
+}
+
+Expected<MLPDescription>
+MLPDescription::parseWith(StringRef Text, StringRef Name,
+                          const std::vector<std::vector<double>> *Arrays) {
   Expected<json::Value> V = support::parseJSON(Text, Name);
   if (!V)
     return V.takeError();
-  Reader R(Name);
+  Reader R(Name, Arrays);
   Expected<const json::Object *> Top = R.object(&*V, "top level");
   if (!Top)
     return Top.takeError();

@@ -175,3 +175,57 @@ TEST(MLPTest, ArgMaxSkipsMaskedChoices) {
 }
 
 } // namespace
+
+namespace {
+
+// The number arrays of a model are read ahead of llvm::json (for speed);
+// these check that what is read is what llvm::json would read, and that a
+// fault in such an array is still reported at its place.
+
+TEST(MLPTest, ReadsNumbersInEveryJSONSpelling) {
+  const char *Text = R"({"format": "irtk-mlp", "version": 1,
+    "advisor": "inline", "decision": "inlining_decision",
+    "inputs": [{"name": "a", "mean": [ -0.5 ,1e-3,2E+2, 0 ], "scale": [1,
+      2.5, 0.1, 3e0]}],
+    "layers": [{"activation": "linear", "weights": [[0.1, -0, 1.7976931348623157e308, 4.9e-324]],
+      "bias": [-1.25]}],
+    "output": {"kind": "logit"}, "training": {"bias": [1, 2]}})";
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  EXPECT_EQ(D->Inputs[0].Mean, (std::vector<double>{-0.5, 1e-3, 2e2, 0}));
+  EXPECT_EQ(D->Inputs[0].Scale, (std::vector<double>{1, 2.5, 0.1, 3}));
+  EXPECT_EQ(D->Layers[0].Weights[0],
+            (std::vector<double>{0.1, -0.0, 1.7976931348623157e308, 4.9e-324}));
+  EXPECT_EQ(D->Layers[0].Bias, (std::vector<double>{-1.25}));
+  // Arrays elsewhere are left to llvm::json: training is written back.
+  EXPECT_NE(D->TrainingJSON.find("[1,2]"), std::string::npos)
+      << D->TrainingJSON;
+}
+
+TEST(MLPTest, FaultsInNumberArraysKeepTheirPlace) {
+  std::string Base = Model;
+  auto With = [&](StringRef From, StringRef To) {
+    std::string S = Base;
+    S.replace(S.find(From.str()), From.size(), To.str());
+    return errorOf(S);
+  };
+  EXPECT_EQ(With("[[2, -1, 1]]", "[[2, \"x\", 1]]"),
+            "m.json: layers[0].weights[0][1]: expected a finite number");
+  EXPECT_EQ(With("[[2, -1, 1]]", "[[2, -1]]"),
+            "m.json: layers[0].weights[0]: has 2 elements; expected 3");
+  // What the read-ahead does not take (a leading zero, which JSON forbids
+  // and llvm::json reads) is left to llvm::json, whatever it decides.
+  EXPECT_EQ(With("\"mean\": [1]", "\"mean\": [01]"), "");
+  EXPECT_EQ(With("\"bias\": [0]", "\"bias\": [1e999]"),
+            "m.json: layers[0].bias[0]: expected a finite number");
+}
+
+TEST(MLPTest, AStringLikeAPlaceholderIsJustAString) {
+  // A model whose mean is a string, spelled as the read-ahead's
+  // placeholders are: still not an array.
+  std::string S = Model;
+  S.replace(S.find("\"mean\": [1]"), 11, "\"mean\": \"\\u00010\"");
+  EXPECT_EQ(errorOf(S), "m.json: inputs[0].mean: expected an array of numbers");
+}
+
+} // namespace

@@ -85,6 +85,12 @@ struct MLPDescription {
                                               llvm::StringRef Name);
   static llvm::Expected<MLPDescription> load(llvm::StringRef Path);
   void write(llvm::raw_ostream &OS) const;
+
+private:
+  /// parse, with the number arrays \p Arrays read ahead (or none).
+  static llvm::Expected<MLPDescription>
+  parseWith(llvm::StringRef Text, llvm::StringRef Name,
+            const std::vector<std::vector<double>> *Arrays);
 };
 
 /// A description bound to an advisor's inputs, ready to evaluate.
