@@ -51,24 +51,12 @@ while (($#)); do
   *) echo "usage: see the header of $0" >&2; exit 2 ;;
   esac
 done
-[[ -n $CORPUS && -n $OUT ]] || { echo "$0: --corpus and --out are required" >&2; exit 2; }
-[[ -s $CORPUS/corpus_description.json ]] || { echo "$0: $CORPUS: no corpus_description.json" >&2; exit 1; }
-[[ -f $PLUGIN ]] || { echo "$0: $PLUGIN: no plugin (build it first)" >&2; exit 1; }
-command -v valgrind >/dev/null || { echo "$0: valgrind is needed" >&2; exit 1; }
+overhead_check
 if [[ ,$CONFIGS, == *,model,* && ! -s $MODEL ]]; then
   echo "$0: the model configuration needs --model FILE" >&2
   exit 2
 fi
-mkdir -p "$OUT"
-
-/usr/bin/python3 - "$CORPUS" "$SAMPLE" "$LEVEL" >"$OUT/sample.list" <<'PY'
-import json, sys
-corpus, n, level = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-mods = sorted(m for m in json.load(open(f"{corpus}/corpus_description.json"))["modules"]
-              if m.split("/")[0] == level)
-k = max(1, len(mods) // n)
-print("\n".join(mods[::k][:n]))
-PY
+overhead_sample "$LEVEL"
 
 flags_of() { # config
   local P="-load-pass-plugin=$PLUGIN -irtk-evict-policy"
@@ -95,9 +83,4 @@ measure() { # config module
 export -f measure flags_of callgrind_count
 export OUT CORPUS PLUGIN MODEL LLC
 
-IFS=, read -ra CFG <<<"$CONFIGS"
-for C in "${CFG[@]}"; do
-  while read -r M; do printf '%s\t%s\n' "$C" "$M"; done <"$OUT/sample.list"
-done | xargs -P "$JOBS" -L 1 bash -c 'measure "$0" "$1"'
-
-overhead_summary "$OUT" "$CONFIGS"
+overhead_run

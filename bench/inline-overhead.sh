@@ -53,24 +53,12 @@ while (($#)); do
   *) echo "usage: see the header of $0" >&2; exit 2 ;;
   esac
 done
-[[ -n $CORPUS && -n $OUT ]] || { echo "$0: --corpus and --out are required" >&2; exit 2; }
-[[ -s $CORPUS/corpus_description.json ]] || { echo "$0: $CORPUS: no corpus_description.json" >&2; exit 1; }
-[[ -f $PLUGIN ]] || { echo "$0: $PLUGIN: no plugin (build it first)" >&2; exit 1; }
-command -v valgrind >/dev/null || { echo "$0: valgrind is needed" >&2; exit 1; }
+overhead_check
 if [[ ,$CONFIGS, == *-model,* && ! -s $MODEL ]]; then
   echo "$0: the -model configurations need --model FILE" >&2
   exit 2
 fi
-mkdir -p "$OUT"
-
-# The sample: every k-th module in name order.
-/usr/bin/python3 - "$CORPUS" "$SAMPLE" >"$OUT/sample.list" <<'EOF'
-import json, sys
-corpus, n = sys.argv[1], int(sys.argv[2])
-mods = sorted(json.load(open(f"{corpus}/corpus_description.json"))["modules"])
-k = max(1, len(mods) // n)
-print("\n".join(mods[::k][:n]))
-EOF
+overhead_sample
 
 flags_of() { # config
   local P="-fpass-plugin=$PLUGIN -mllvm -irtk-inline-policy"
@@ -97,9 +85,4 @@ measure() { # config module
 export -f measure flags_of callgrind_count
 export OUT CORPUS PLUGIN MODEL CLANG
 
-IFS=, read -ra CFG <<<"$CONFIGS"
-for C in "${CFG[@]}"; do
-  while read -r M; do printf '%s\t%s\n' "$C" "$M"; done <"$OUT/sample.list"
-done | xargs -P "$JOBS" -L 1 bash -c 'measure "$0" "$1"'
-
-overhead_summary "$OUT" "$CONFIGS"
+overhead_run

@@ -11,6 +11,42 @@
 #
 #===------------------------------------------------------------------------===#
 
+# overhead_check: checks the options both benchmarks share (CORPUS, OUT,
+# PLUGIN) and that valgrind is there.
+overhead_check() {
+  [[ -n $CORPUS && -n $OUT ]] || { echo "$0: --corpus and --out are required" >&2; exit 2; }
+  [[ -s $CORPUS/corpus_description.json ]] || { echo "$0: $CORPUS: no corpus_description.json" >&2; exit 1; }
+  [[ -f $PLUGIN ]] || { echo "$0: $PLUGIN: no plugin (build it first)" >&2; exit 1; }
+  command -v valgrind >/dev/null || { echo "$0: valgrind is needed" >&2; exit 1; }
+}
+
+# overhead_sample [LEVEL]: makes OUT and writes OUT/sample.list: SAMPLE
+# modules of the corpus (of level LEVEL only, if given), every k-th in name
+# order.
+overhead_sample() {
+  mkdir -p "$OUT"
+  /usr/bin/python3 - "$CORPUS" "$SAMPLE" "${1:-}" >"$OUT/sample.list" <<'PY'
+import json, sys
+corpus, n, level = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+mods = sorted(m for m in json.load(open(f"{corpus}/corpus_description.json"))["modules"]
+              if not level or m.split("/")[0] == level)
+k = max(1, len(mods) // n)
+print("\n".join(mods[::k][:n]))
+PY
+}
+
+# overhead_run: runs the caller's measure function (exported, with
+# callgrind_count) for every configuration of CONFIGS and module of the
+# sample, JOBS at a time, then prints the summary.
+overhead_run() {
+  local CFG C M
+  IFS=, read -ra CFG <<<"$CONFIGS"
+  for C in "${CFG[@]}"; do
+    while read -r M; do printf '%s\t%s\n' "$C" "$M"; done <"$OUT/sample.list"
+  done | xargs -P "$JOBS" -L 1 bash -c 'measure "$0" "$1"'
+  overhead_summary "$OUT" "$CONFIGS"
+}
+
 # callgrind_count RESULT COMMAND...: runs COMMAND under
 # `valgrind --tool=callgrind` and writes the number of instructions it
 # executed to RESULT (atomically); on failure, says so on stderr.
