@@ -28,18 +28,14 @@ The training logs are LLVM's format (llvm/Analysis/Utils/TrainingLogger.h).
 
 import argparse
 import json
-import math
 import os
 import struct
 import sys
 
-_SIZES = {"float": 4, "double": 8, "int64_t": 8, "int32_t": 4, "int8_t": 1,
-          "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "uint32_t": 4,
-          "uint64_t": 8}
-
-
-def size_of(spec):
-    return _SIZES[spec["type"]] * math.prod(int(e) for e in spec["shape"])
+# The tensor specs of the example host, which reads the same tensors.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "examples", "advisors"))
+from interactive_host import Spec  # noqa: E402
 
 
 def read_contexts(path):
@@ -49,8 +45,8 @@ def read_contexts(path):
         data = f.read()
     end = data.index(b"\n") + 1
     header = json.loads(data[:end])
-    obs = sum(size_of(s) for s in header["features"])
-    reward = size_of(header["score"])
+    obs = sum(Spec(s).size for s in header["features"])
+    reward = Spec(header["score"]).size
     contexts = []  # [name, start, decisions, reward, stop]
     pos = end
     while pos < len(data):

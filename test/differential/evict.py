@@ -28,14 +28,16 @@ Usage: evict.py --plugin IRTKPlugin.so --llc LLC --clang CLANG
 import argparse
 import ctypes
 import json
-import math
 import os
 import subprocess
 import sys
 import threading
 
-_TYPES = {"float": ctypes.c_float, "int64_t": ctypes.c_int64,
-          "int32_t": ctypes.c_int32, "double": ctypes.c_double}
+# The tensor specs and raw reads of the example host, which speaks the same
+# protocol and writes the same tensors as the training log holds.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "examples", "advisors"))
+from interactive_host import Spec, read_exactly  # noqa: E402
 
 # Computed as LLVM computes them: compared element by element.
 EXACT = ["is_free", "nr_broken_hints", "is_hint", "is_local",
@@ -46,24 +48,6 @@ EXACT = ["is_free", "nr_broken_hints", "is_hint", "is_local",
          "hottest_bb_freq_by_max", "liverange_size", "use_def_density"]
 KEYS = ["is_free", "is_hint", "is_local"]
 NO_EVICTION = 32
-
-
-class Spec:
-    def __init__(self, d):
-        self.name = d["name"]
-        self.ctype = _TYPES[d["type"]]
-        self.count = math.prod(int(e) for e in d["shape"])
-        self.size = self.count * ctypes.sizeof(self.ctype)
-
-    def decode(self, raw):
-        return list((self.ctype * self.count).from_buffer_copy(raw))
-
-
-def read_exactly(f, n):
-    data = f.read(n)
-    if len(data) != n:
-        raise EOFError("truncated")
-    return data
 
 
 def read_log(path):
