@@ -93,8 +93,10 @@ def decide(policy, features, default_feature, mask_feature):
     return int(features[default_feature][0])
 
 
-def serve(base, policy, default_feature, mask_feature):
-    """Answers until the compiler closes the channel; returns the counts."""
+def serve(base, decide, needs=()):
+    """Answers decide(context, features) until the compiler closes the
+    channel, after checking that the features named in needs are there;
+    returns the number of decisions and of nonzero ones per context."""
     for path in (base + ".in", base + ".out"):
         if not os.path.exists(path):
             os.mkfifo(path)
@@ -104,10 +106,9 @@ def serve(base, policy, default_feature, mask_feature):
         header = json.loads(from_compiler.readline())
         specs = [Spec(d) for d in header["features"]]
         advice = Spec(header["advice"])
-        wanted = {"default": default_feature, "last": mask_feature}
-        if policy in wanted and wanted[policy] not in \
-                [s.name for s in specs]:
-            raise SystemExit(f"no feature named {wanted[policy]!r}")
+        for name in needs:
+            if name not in [s.name for s in specs]:
+                raise SystemExit(f"no feature named {name!r}")
         context = ""
         while True:
             line = from_compiler.readline()
@@ -120,7 +121,7 @@ def serve(base, policy, default_feature, mask_feature):
             features = {s.name: s.decode(read_exactly(from_compiler, s.size))
                         for s in specs}
             read_exactly(from_compiler, 1)  # the newline after the tensors
-            answer = decide(policy, features, default_feature, mask_feature)
+            answer = decide(context, features)
             to_compiler.write(advice.encode(answer))
             n, ones = counts.get(context, (0, 0))
             counts[context] = (n + 1, ones + (answer != 0))
@@ -140,8 +141,13 @@ def main():
                    "answers (policy last)")
     args = p.parse_args()
     try:
-        counts = serve(args.channel, args.policy, args.default_feature,
-                       args.mask_feature)
+        wanted = {"default": args.default_feature, "last": args.mask_feature}
+        counts = serve(
+            args.channel,
+            lambda context, features: decide(args.policy, features,
+                                             args.default_feature,
+                                             args.mask_feature),
+            [wanted[args.policy]] if args.policy in wanted else [])
     except (EOFError, json.JSONDecodeError, KeyError) as e:
         print(f"interactive_host.py: {args.channel}: {e}", file=sys.stderr)
         return 1

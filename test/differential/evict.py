@@ -26,7 +26,6 @@ Usage: evict.py --plugin IRTKPlugin.so --llc LLC --clang CLANG
 """
 
 import argparse
-import ctypes
 import json
 import os
 import subprocess
@@ -37,7 +36,7 @@ import threading
 # protocol and writes the same tensors as the training log holds.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "examples", "advisors"))
-from interactive_host import Spec, read_exactly  # noqa: E402
+from interactive_host import Spec, read_exactly, serve  # noqa: E402
 
 # Computed as LLVM computes them: compared element by element.
 EXACT = ["is_free", "nr_broken_hints", "is_hint", "is_local",
@@ -79,36 +78,22 @@ def serve_llvm(base, ours, contexts, diverged, errors):
     forced = {name: [o["index_to_evict"][0] for o in obs
                      if not o["evictable"][NO_EVICTION]]
               for name, obs in ours.items()}
+
+    def decide(name, obs):
+        current = contexts.setdefault(name, [])
+        current.append(obs)
+        mask = obs["mask"]
+        if mask[NO_EVICTION]:
+            return NO_EVICTION
+        queue = forced.get(name, [])
+        answer = int(queue.pop(0)) if queue else -1
+        if answer < 0 or not mask[answer]:
+            diverged.setdefault(name, len(current) - 1)
+            answer = mask.index(1)
+        return answer
+
     try:
-        with open(base + ".in", "wb", buffering=0) as to_llc, \
-                open(base + ".out", "rb") as from_llc:
-            header = json.loads(from_llc.readline())
-            specs = [Spec(d) for d in header["features"]]
-            current = contexts.setdefault("", [])
-            name = ""
-            while True:
-                line = from_llc.readline()
-                if not line:
-                    break
-                event = json.loads(line)
-                if "context" in event:
-                    name = event["context"]
-                    current = contexts.setdefault(name, [])
-                    continue
-                obs = {s.name: s.decode(read_exactly(from_llc, s.size))
-                       for s in specs}
-                read_exactly(from_llc, 1)
-                current.append(obs)
-                mask = obs["mask"]
-                if mask[NO_EVICTION]:
-                    answer = NO_EVICTION
-                else:
-                    queue = forced.get(name, [])
-                    answer = int(queue.pop(0)) if queue else -1
-                    if answer < 0 or not mask[answer]:
-                        diverged.setdefault(name, len(current) - 1)
-                        answer = mask.index(1)
-                to_llc.write(bytes(ctypes.c_int64(answer)))
+        serve(base, decide)
     except Exception as e:  # reported by the main thread
         errors.append(repr(e))
 
