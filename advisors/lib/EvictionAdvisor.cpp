@@ -183,8 +183,6 @@ struct Session {
   bool Decided = false;
   /// Decisions taken in the current function.
   unsigned InFunction = 0;
-  /// Answers of a model or host that were not carried out.
-  size_t Refused = 0;
 
   /// Whether our advisor decides; the default policy without a log is
   /// LLVM's advisor itself.
@@ -309,6 +307,8 @@ private:
                        int64_t IsHintValue, int64_t LocalIntfs,
                        float NumUrgent) const;
   float assignedFraction() const;
+  /// Adds \p C's MIR2Vec sums to the embedding features at \p Pos.
+  void addEmbedding(const IntervalComponents &C, size_t Pos) const;
 
   template <typename T> T *tensor(size_t F) const {
     return S.Runner->getTensor<T>(F);
@@ -433,11 +433,6 @@ void Advisor::extractFeatures(ArrayRef<const LiveInterval *> Intervals,
   SlotIndexes &Indexes = *LIS->getSlotIndexes();
   SlotIndex EndSI = Indexes.getZeroIndex();
   SlotIndex StartSI = Indexes.getLastIndex();
-  float *Emb = nullptr, *EmbByFreq = nullptr;
-  if (Embedder) {
-    Emb = tensor<float>(Mir2VecDefsAndUses) + Pos * S.Dim;
-    EmbByFreq = tensor<float>(Mir2VecDefsAndUsesByFreq) + Pos * S.Dim;
-  }
   SmallPtrSet<const LiveInterval *, 8> Embedded;
   for (const LiveInterval *LI : Intervals) {
     TotalWeight = std::max(TotalWeight, LI->weight());
@@ -458,11 +453,8 @@ void Advisor::extractFeatures(ArrayRef<const LiveInterval *> Intervals,
     NumSplit += VRM->getOriginal(LI->reg()) != LI->reg();
     NumUnspillable += !LI->isSpillable();
     // An interval that interferes on several units counts once here.
-    if (Emb && Embedded.insert(LI).second)
-      for (unsigned D = 0; D < S.Dim; ++D) {
-        Emb[D] += C.Embedding[D];
-        EmbByFreq[D] += C.EmbeddingByFreq[D];
-      }
+    if (Embedder && Embedded.insert(LI).second)
+      addEmbedding(C, Pos);
   }
   size_t Size = 0;
   if (!Intervals.empty()) {
@@ -499,6 +491,15 @@ void Advisor::extractFeatures(ArrayRef<const LiveInterval *> Intervals,
   Set(UseDefDensity, TotalWeight);
   Set(NrSplitProducts, NumSplit);
   Set(NrUnspillable, NumUnspillable);
+}
+
+void Advisor::addEmbedding(const IntervalComponents &C, size_t Pos) const {
+  float *Emb = tensor<float>(Mir2VecDefsAndUses) + Pos * S.Dim;
+  float *EmbByFreq = tensor<float>(Mir2VecDefsAndUsesByFreq) + Pos * S.Dim;
+  for (unsigned D = 0; D < S.Dim; ++D) {
+    Emb[D] += C.Embedding[D];
+    EmbByFreq[D] += C.EmbeddingByFreq[D];
+  }
 }
 
 float Advisor::assignedFraction() const {
@@ -575,15 +576,8 @@ MCRegister Advisor::tryFindEvictionCandidate(
   const LiveInterval *Self = &VirtReg;
   if (!MustFindEviction)
     extractFeatures(ArrayRef(&Self, 1), NoEvictionPos, 0, 0, 0);
-  else if (Embedder) {
-    // The embedding of the interval being allocated, always.
-    const IntervalComponents &C = components(VirtReg);
-    float *Emb = tensor<float>(Mir2VecDefsAndUses) + NoEvictionPos * S.Dim;
-    float *EmbF =
-        tensor<float>(Mir2VecDefsAndUsesByFreq) + NoEvictionPos * S.Dim;
-    std::copy(C.Embedding.begin(), C.Embedding.end(), Emb);
-    std::copy(C.EmbeddingByFreq.begin(), C.EmbeddingByFreq.end(), EmbF);
-  }
+  else if (Embedder)
+    addEmbedding(components(VirtReg), NoEvictionPos); // Always filled.
   for (size_t F = 0; F < Largest.size(); ++F) {
     if (!isNormalized(F) || Largest[F] == 0)
       continue;
@@ -608,10 +602,9 @@ MCRegister Advisor::tryFindEvictionCandidate(
   int64_t Pos = Runner.evaluate<int64_t>();
   S.Decided = true;
   ++S.InFunction;
-  if (Pos < 0 || Pos > NoEvictionPos || !Mask[Pos]) {
-    ++S.Refused;
+  // An answer outside the allowed positions is not carried out.
+  if (Pos < 0 || Pos > NoEvictionPos || !Mask[Pos])
     return StockReg;
-  }
   if (Pos == NoEvictionPos)
     return MCRegister::NoRegister;
   return Regs[Pos];
