@@ -16,10 +16,12 @@
 
 #include "irtk/advisors/EvictionAdvisor.h"
 #include "AllocationOrderMirror.h"
+#include "irtk/advisors/MLP.h"
 #include "irtk/mir2vec/Embedder.h"
 #include "irtk/mir2vec/Loader.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/CodeGen/CalcSpillWeights.h"
 #include "llvm/CodeGen/LiveInterval.h"
@@ -209,7 +211,24 @@ bool Session::setUp(const MachineFunction &MF) {
   SetUp = true;
   LLVMContext &Ctx = MF.getFunction().getContext();
   const EvictionAdvisorOptions &O = Options;
-  if (O.Embeddings) {
+  // A model that reads no MIR2Vec feature, with no log, needs no target
+  // layout and no vocabulary: building them would cost more than the
+  // allocation decisions.
+  std::optional<MLPDescription> Model;
+  bool Embeddings = O.Embeddings;
+  if (Embeddings && O.Policy.Kind == PolicyKind::Model &&
+      O.Policy.LogPath.empty() && !O.Policy.ModelPath.empty()) {
+    Expected<MLPDescription> D = MLPDescription::load(O.Policy.ModelPath);
+    if (!D) {
+      fail(Ctx, toString(D.takeError()));
+      return false;
+    }
+    Embeddings = any_of(D->Inputs, [](const MLPDescription::Input &I) {
+      return StringRef(I.Name).starts_with("mir2vec_");
+    });
+    Model = std::move(*D);
+  }
+  if (Embeddings) {
     const TargetSubtargetInfo &STI = MF.getSubtarget();
     Layout = mir2vec::TargetLayout::create(
         *STI.getInstrInfo(), *STI.getRegisterInfo(),
@@ -217,12 +236,21 @@ bool Session::setUp(const MachineFunction &MF) {
     std::string Path = O.VocabularyPath;
     if (Path.empty()) {
       Path = mir2vec::defaultVocabularyPath(O.BinaryPath, MF.getTarget());
-      if (Path.empty() || !sys::fs::exists(Path)) {
+      if (Path.empty()) {
         fail(Ctx, "the eviction advisor's MIR2Vec features need a "
                   "vocabulary for " +
                       MF.getTarget().getTargetTriple().str() +
                       ": set -irtk-mir-vocab-path (irtk bundles one for "
                       "x86-64 only) or -irtk-evict-embeddings=false");
+        return false;
+      }
+      if (!sys::fs::exists(Path)) {
+        fail(Ctx, "the eviction advisor's MIR2Vec features need the "
+                  "bundled vocabulary " +
+                      Path +
+                      ", which is missing (the plugin was moved from its "
+                      "installation?): set -irtk-mir-vocab-path or "
+                      "-irtk-evict-embeddings=false");
         return false;
       }
     }
@@ -239,7 +267,9 @@ bool Session::setUp(const MachineFunction &MF) {
                   TensorSpec::createSpec<int64_t>("index_to_evict", {1}),
                   EvictDefault, TensorSpec::createSpec<float>("reward", {1})};
   Expected<std::unique_ptr<PolicyRunner>> R =
-      PolicyRunner::create(Ctx, std::move(Spec), O.Policy);
+      Model ? PolicyRunner::create(Ctx, std::move(Spec), O.Policy,
+                                   std::move(*Model))
+            : PolicyRunner::create(Ctx, std::move(Spec), O.Policy);
   if (!R) {
     fail(Ctx, toString(R.takeError()));
     return false;

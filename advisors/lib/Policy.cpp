@@ -108,6 +108,18 @@ static Error pipeMissing(StringRef Path) {
 Expected<std::unique_ptr<PolicyRunner>>
 PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
                      const PolicyOptions &Opts) {
+  return create(Ctx, std::move(Spec), Opts, nullptr);
+}
+
+Expected<std::unique_ptr<PolicyRunner>>
+PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
+                     const PolicyOptions &Opts, MLPDescription Model) {
+  return create(Ctx, std::move(Spec), Opts, &Model);
+}
+
+Expected<std::unique_ptr<PolicyRunner>>
+PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
+                     const PolicyOptions &Opts, MLPDescription *Model) {
   if (Spec.DefaultIndex >= Spec.Inputs.size())
     return createStringError(inconvertibleErrorCode(),
                              "the default decision is not an input");
@@ -123,7 +135,9 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
                                "the model policy needs a model file (%smodel="
                                "<file>)",
                                Opts.OptionPrefix.c_str());
-    Expected<MLPDescription> D = MLPDescription::load(Opts.ModelPath);
+    Expected<MLPDescription> D =
+        Model ? Expected<MLPDescription>(std::move(*Model))
+              : MLPDescription::load(Opts.ModelPath);
     if (!D)
       return D.takeError();
     Expected<std::unique_ptr<MLPModel>> M =

@@ -8,12 +8,10 @@
 
 #include "irtk/mir2vec/Layout.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
 #include "llvm/CodeGen/TargetRegisterInfo.h"
-
-#include <map>
-#include <set>
 
 using namespace llvm;
 
@@ -23,19 +21,17 @@ static bool isBaseChar(char C) {
   return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_';
 }
 
-std::string baseOpcodeName(StringRef InstrName) {
+StringRef baseOpcodeName(StringRef InstrName) {
   // The first match of ([a-zA-Z_]+), as upstream's regex finds it.
   size_t Begin = 0;
   while (Begin < InstrName.size() && !isBaseChar(InstrName[Begin]))
     ++Begin;
   if (Begin == InstrName.size())
-    return InstrName.str();
+    return InstrName;
   size_t End = Begin;
   while (End < InstrName.size() && isBaseChar(InstrName[End]))
     ++End;
-  StringRef Match = InstrName.slice(Begin, End);
-  Match = Match.rtrim('_');
-  return Match.str();
+  return InstrName.slice(Begin, End).rtrim('_');
 }
 
 std::shared_ptr<const TargetLayout>
@@ -48,21 +44,27 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
   unsigned Phys = L->addSection("PhysicalRegisters");
   unsigned Virt = L->addSection("VirtualRegisters");
 
-  // Opcodes: unique base names in bytewise order, as a std::set<std::string>
-  // orders them.
-  std::vector<std::string> Bases(TII.getNumOpcodes());
-  std::set<std::string> Unique;
+  // Opcodes: unique base names in bytewise order (as upstream's
+  // std::set<std::string> orders them). The names live in the target's
+  // tables, so the bases are slices of them; an llc run makes this layout
+  // once, and a set of strings made it cost more than the decisions.
+  std::vector<StringRef> Bases(TII.getNumOpcodes());
+  StringMap<EntityId> BaseEntity;
   for (unsigned Opc = 0; Opc < TII.getNumOpcodes(); ++Opc) {
     Bases[Opc] = baseOpcodeName(TII.getName(Opc));
-    Unique.insert(Bases[Opc]);
+    BaseEntity.try_emplace(Bases[Opc], 0);
   }
+  std::vector<StringRef> Unique;
+  Unique.reserve(BaseEntity.size());
+  for (const auto &E : BaseEntity)
+    Unique.push_back(E.getKey());
+  llvm::sort(Unique);
   L->addGroup(Opcodes, "opcodes");
-  StringMap<EntityId> BaseEntity;
-  for (const std::string &B : Unique)
+  for (StringRef B : Unique)
     BaseEntity[B] = L->addEntity(B);
   T->OpcodeEntity.resize(Bases.size());
   for (unsigned Opc = 0; Opc < Bases.size(); ++Opc)
-    T->OpcodeEntity[Opc] = BaseEntity[Bases[Opc]];
+    T->OpcodeEntity[Opc] = BaseEntity.lookup(Bases[Opc]);
 
   L->addGroup(Common, "common operands");
   T->CommonOperandBase = L->size();

@@ -50,6 +50,7 @@ class OutputFile;
 namespace irtk::advisors {
 
 class MLPModel;
+struct MLPDescription;
 
 enum class PolicyKind { Default, Model, Interactive };
 
@@ -93,6 +94,11 @@ public:
   /// other process). Errors name the file and the problem.
   static llvm::Expected<std::unique_ptr<PolicyRunner>>
   create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts);
+  /// The same, with the model policy's file already read into \p Model (an
+  /// advisor that looked at the model's inputs to choose its features).
+  static llvm::Expected<std::unique_ptr<PolicyRunner>>
+  create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts,
+         MLPDescription Model);
   ~PolicyRunner() override;
 
   const PolicySpec &spec() const { return Spec; }
@@ -124,6 +130,10 @@ public:
 
 private:
   PolicyRunner(llvm::LLVMContext &Ctx, PolicySpec Spec, PolicyOptions Opts);
+  /// create, with the model read into \p Model already, or null.
+  static llvm::Expected<std::unique_ptr<PolicyRunner>>
+  create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts,
+         MLPDescription *Model);
   void *evaluateUntyped() override;
   int64_t decide();
   void startPendingContext();

@@ -75,8 +75,9 @@ static_assert(NumCommonOperands == llvm::MachineOperand::MO_Last - 1,
 
 /// Upstream's base opcode name: the first run of letters and underscores of
 /// \p InstrName, trailing underscores trimmed (ADD32rr -> ADD, JMP_4 -> JMP,
-/// 123ADD -> ADD); the whole name when it has no letter or underscore.
-std::string baseOpcodeName(llvm::StringRef InstrName);
+/// 123ADD -> ADD); the whole name when it has no letter or underscore. A
+/// slice of \p InstrName.
+llvm::StringRef baseOpcodeName(llvm::StringRef InstrName);
 
 class TargetLayout {
 public:
