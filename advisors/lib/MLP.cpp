@@ -455,6 +455,8 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
                                         Twine(Width));
     if ((*Out)->get("mask"))
       return R.error("output.mask", "only 'argmax' takes a mask");
+    if ((*Out)->get("positions"))
+      return R.error("output.positions", "only 'argmax' takes positions");
   } else if (*Kind == "argmax") {
     D.Output = OutputKind::ArgMax;
     if (const json::Value *M = (*Out)->get("mask")) {
@@ -462,6 +464,18 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
       if (!S)
         return R.error("output.mask", "expected a string");
       D.Mask = S->str();
+    }
+    if (const json::Value *P = (*Out)->get("positions")) {
+      std::optional<int64_t> N = P->getAsInteger();
+      if (!N || *N < 2 || *N > 65536)
+        return R.error("output.positions",
+                       "expected an integer from 2 to 65536");
+      D.Positions = static_cast<unsigned>(*N);
+      if (Width != 1)
+        return R.error("output.positions",
+                       "scoring positions needs a last layer of 1 output, "
+                       "not " +
+                           Twine(Width));
     }
   } else {
     return R.error("output.kind",
@@ -528,6 +542,8 @@ void MLPDescription::write(raw_ostream &OS) const {
      << (Output == OutputKind::Logit ? "logit" : "argmax") << '"';
   if (!Mask.empty())
     OS << ", \"mask\": " << json::Value(Mask);
+  if (Positions)
+    OS << ", \"positions\": " << Positions;
   OS << '}';
   if (!TrainingJSON.empty())
     OS << ",\n  \"training\": " << TrainingJSON;
@@ -543,8 +559,14 @@ struct MLPModel::Impl {
   /// For each described input: its index in the advisor's buffers and the
   /// TensorSpec there.
   std::vector<std::pair<size_t, TensorSpec>> Bound;
+  /// Positions only: per described input, whether each position reads its
+  /// own elements (or all of them).
+  std::vector<bool> Split;
   std::optional<std::pair<size_t, TensorSpec>> MaskInput;
   Layers Net;
+
+  /// The network's outputs for the normalised inputs \p X.
+  Eigen::VectorXd forward(Eigen::VectorXd X) const;
 };
 
 MLPModel::MLPModel(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -581,13 +603,19 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
                   Spec.Advisor +
                   " advisor (with these options; docs/AdvisorFeatures.md)");
     const TensorSpec &TS = Spec.Inputs[*Idx];
-    if (TS.getElementCount() != In.Mean.size())
+    size_t Count = TS.getElementCount();
+    bool Split = D.Positions && In.Mean.size() * D.Positions == Count;
+    if (!Split && Count != In.Mean.size())
       return Fail("input '" + In.Name + "' has " + Twine(In.Mean.size()) +
-                  " elements; the advisor's has " +
-                  Twine(TS.getElementCount()));
+                  " elements; the advisor's has " + Twine(Count) +
+                  (D.Positions ? " (or " + Twine(Count / D.Positions) +
+                                     " per position when divisible by " +
+                                     Twine(D.Positions) + ")"
+                               : Twine()));
     Impl->Bound.emplace_back(*Idx, TS);
+    Impl->Split.push_back(Split);
   }
-  size_t Outputs = D.Layers.back().Bias.size();
+  size_t Outputs = D.Positions ? D.Positions : D.Layers.back().Bias.size();
   if (D.Output == OutputKind::ArgMax && !D.Mask.empty()) {
     std::optional<size_t> Idx = Find(D.Mask);
     if (!Idx)
@@ -604,22 +632,42 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
   return std::unique_ptr<MLPModel>(new MLPModel(std::move(Impl)));
 }
 
-std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
-  Eigen::VectorXd X(I->D.inputSize());
-  size_t K = 0;
-  for (size_t N = 0; N < I->Bound.size(); ++N) {
-    const auto &[Idx, TS] = I->Bound[N];
-    const MLPDescription::Input &In = I->D.Inputs[N];
-    for (size_t E = 0; E < In.Mean.size(); ++E)
-      X(K++) = (modelInput(readScalar(TS, Buffers[Idx], E)) - In.Mean[E]) /
-               In.Scale[E];
-  }
-  for (size_t L = 0; L < I->Net.W.size(); ++L) {
-    Eigen::VectorXd Y = I->Net.W[L] * X + I->Net.B[L];
-    activate(I->D.Layers[L].Activation, Y);
+Eigen::VectorXd MLPModel::Impl::forward(Eigen::VectorXd X) const {
+  for (size_t L = 0; L < Net.W.size(); ++L) {
+    Eigen::VectorXd Y = Net.W[L] * X + Net.B[L];
+    activate(D.Layers[L].Activation, Y);
     X = std::move(Y);
   }
-  return std::vector<double>(X.data(), X.data() + X.size());
+  return X;
+}
+
+std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
+  Eigen::VectorXd X(I->D.inputSize());
+  // Input N's element E at position P (or the whole input without
+  // positions), normalised.
+  auto Fill = [&](unsigned P) {
+    size_t K = 0;
+    for (size_t N = 0; N < I->Bound.size(); ++N) {
+      const auto &[Idx, TS] = I->Bound[N];
+      const MLPDescription::Input &In = I->D.Inputs[N];
+      size_t First = I->Split[N] ? P * In.Mean.size() : 0;
+      for (size_t E = 0; E < In.Mean.size(); ++E)
+        X(K++) =
+            (modelInput(readScalar(TS, Buffers[Idx], First + E)) - In.Mean[E]) /
+            In.Scale[E];
+    }
+  };
+  if (!I->D.Positions) {
+    Fill(0);
+    Eigen::VectorXd Y = I->forward(X);
+    return std::vector<double>(Y.data(), Y.data() + Y.size());
+  }
+  std::vector<double> Out(I->D.Positions);
+  for (unsigned P = 0; P < I->D.Positions; ++P) {
+    Fill(P);
+    Out[P] = I->forward(X)(0);
+  }
+  return Out;
 }
 
 int64_t MLPModel::evaluate(ArrayRef<const void *> Buffers) const {

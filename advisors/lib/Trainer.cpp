@@ -151,23 +151,70 @@ struct AdamState {
 };
 } // namespace
 
-/// Mean and standard deviation of each column of \p D (scale 1 where the
-/// column is constant).
-static void normalisation(const Dataset &D, std::vector<double> &Mean,
+namespace {
+/// How a dataset's rows become the network's input columns: one column per
+/// row, or (Positions > 0) one per row and choice, with the elements of the
+/// inputs that have a group per choice (Split) and the whole of the others.
+struct ColumnLayout {
+  unsigned Positions = 0;
+  std::vector<bool> Split;
+  /// Elements per column.
+  size_t Width = 0;
+
+  ColumnLayout(const Dataset &D, bool Positional) {
+    if (!Positional) {
+      Width = D.width();
+      return;
+    }
+    Positions = D.Choices;
+    for (const Dataset::Input &In : D.Inputs) {
+      bool S = In.Size % D.Choices == 0;
+      Split.push_back(S);
+      Width += S ? In.Size / D.Choices : In.Size;
+    }
+  }
+  unsigned columnsPerRow() const { return Positions ? Positions : 1; }
+
+  /// Writes row \p R's column for position \p P (unnormalised) to \p Out.
+  template <typename OutT>
+  void column(const Dataset &D, size_t R, unsigned P, OutT &&Out) const {
+    const double *Row = &D.X[R * D.width()];
+    if (!Positions) {
+      for (size_t C = 0; C < Width; ++C)
+        Out(C, Row[C]);
+      return;
+    }
+    size_t Off = 0, C = 0;
+    for (size_t I = 0; I < D.Inputs.size(); ++I) {
+      size_t Size = D.Inputs[I].Size;
+      size_t K = Split[I] ? Size / Positions : Size;
+      size_t First = Split[I] ? Off + P * K : Off;
+      for (size_t E = 0; E < K; ++E)
+        Out(C++, Row[First + E]);
+      Off += Size;
+    }
+  }
+};
+} // namespace
+
+/// Mean and standard deviation of each element of \p D's columns (scale 1
+/// where it is constant).
+static void normalisation(const Dataset &D, const ColumnLayout &L,
+                          std::vector<double> &Mean,
                           std::vector<double> &Scale) {
-  size_t W = D.width(), N = D.rows();
+  size_t W = L.Width, N = D.rows() * L.columnsPerRow();
   Mean.assign(W, 0.0);
   Scale.assign(W, 0.0);
-  for (size_t R = 0; R < N; ++R)
-    for (size_t C = 0; C < W; ++C)
-      Mean[C] += D.X[R * W + C];
+  for (size_t R = 0; R < D.rows(); ++R)
+    for (unsigned P = 0; P < L.columnsPerRow(); ++P)
+      L.column(D, R, P, [&](size_t C, double V) { Mean[C] += V; });
   for (double &M : Mean)
     M /= std::max<size_t>(N, 1);
-  for (size_t R = 0; R < N; ++R)
-    for (size_t C = 0; C < W; ++C) {
-      double Dx = D.X[R * W + C] - Mean[C];
-      Scale[C] += Dx * Dx;
-    }
+  for (size_t R = 0; R < D.rows(); ++R)
+    for (unsigned P = 0; P < L.columnsPerRow(); ++P)
+      L.column(D, R, P, [&](size_t C, double V) {
+        Scale[C] += (V - Mean[C]) * (V - Mean[C]);
+      });
   for (double &S : Scale) {
     S = std::sqrt(S / std::max<size_t>(N, 1));
     if (!(S > 1e-12))
@@ -177,7 +224,7 @@ static void normalisation(const Dataset &D, std::vector<double> &Mean,
 
 /// Loss and gradient of the last layer's pre-activations \p Z for the
 /// examples \p Rows (columns of Z), weighted by \p W.
-static double lossGradient(const Dataset &D, const MatrixXd &Z,
+static double lossGradient(const Dataset &D, Eigen::Ref<const MatrixXd> Z,
                            ArrayRef<size_t> Rows, ArrayRef<double> W,
                            MatrixXd &G) {
   G.setZero(Z.rows(), Z.cols());
@@ -213,8 +260,8 @@ static double lossGradient(const Dataset &D, const MatrixXd &Z,
 }
 
 /// The decision for column \p K of the last layer's outputs \p Z, row \p R.
-static int64_t decisionOf(const Dataset &D, const MatrixXd &Z, size_t K,
-                          size_t R) {
+static int64_t decisionOf(const Dataset &D, Eigen::Ref<const MatrixXd> Z,
+                          size_t K, size_t R) {
   if (D.Output == OutputKind::Logit)
     return Z(0, K) > 0 ? 1 : 0;
   int64_t Best = -1;
@@ -224,14 +271,27 @@ static int64_t decisionOf(const Dataset &D, const MatrixXd &Z, size_t K,
   return Best < 0 ? 0 : Best;
 }
 
-static MatrixXd columns(const Dataset &D, ArrayRef<size_t> Rows,
-                        ArrayRef<double> Mean, ArrayRef<double> Scale) {
-  size_t W = D.width();
-  MatrixXd X(W, Rows.size());
+static MatrixXd columns(const Dataset &D, const ColumnLayout &L,
+                        ArrayRef<size_t> Rows, ArrayRef<double> Mean,
+                        ArrayRef<double> Scale) {
+  unsigned PerRow = L.columnsPerRow();
+  MatrixXd X(L.Width, Rows.size() * PerRow);
   for (size_t K = 0; K < Rows.size(); ++K)
-    for (size_t C = 0; C < W; ++C)
-      X(C, K) = (D.X[Rows[K] * W + C] - Mean[C]) / Scale[C];
+    for (unsigned P = 0; P < PerRow; ++P)
+      L.column(D, Rows[K], P, [&](size_t C, double V) {
+        X(C, K * PerRow + P) = (V - Mean[C]) / Scale[C];
+      });
   return X;
+}
+
+/// The last layer's outputs \p Z as one column per row: as they are, or
+/// (positions) each row's scores of its choices.
+static Eigen::Map<const MatrixXd> perRow(const ColumnLayout &L,
+                                         const MatrixXd &Z) {
+  if (!L.Positions)
+    return Eigen::Map<const MatrixXd>(Z.data(), Z.rows(), Z.cols());
+  return Eigen::Map<const MatrixXd>(Z.data(), L.Positions,
+                                    Z.cols() / L.Positions);
 }
 
 static Network networkOf(const MLPDescription &M) {
@@ -245,8 +305,9 @@ static Network networkOf(const MLPDescription &M) {
 MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
                      const TrainerOptions &Opts,
                      function_ref<void(const EpochReport &)> Report) {
+  ColumnLayout Layout(D, Opts.Positional && D.Output == OutputKind::ArgMax);
   std::vector<double> Mean, Scale;
-  normalisation(D, Mean, Scale);
+  normalisation(D, Layout, Mean, Scale);
   size_t N = D.rows();
 
   std::vector<double> Weight(D.Weight);
@@ -263,9 +324,10 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
 
   std::mt19937_64 Rng(Opts.Seed);
   Network Net;
-  std::vector<size_t> Sizes{D.width()};
+  std::vector<size_t> Sizes{Layout.Width};
   Sizes.insert(Sizes.end(), Opts.Hidden.begin(), Opts.Hidden.end());
-  Sizes.push_back(D.Output == OutputKind::Logit ? 1 : D.Choices);
+  Sizes.push_back(
+      D.Output == OutputKind::Logit || Layout.Positions ? 1 : D.Choices);
   for (size_t L = 0; L + 1 < Sizes.size(); ++L) {
     double Std =
         std::sqrt((Opts.Activation == ActivationKind::ReLU ? 2.0 : 1.0) /
@@ -320,12 +382,18 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
         continue;
       for (double &X : W)
         X /= WSum;
-      Net.forward(columns(D, Rows, Mean, Scale), Z, A);
-      Loss += lossGradient(D, Z.back(), Rows, W, G) * WSum;
+      Net.forward(columns(D, Layout, Rows, Mean, Scale), Z, A);
+      auto Scores = perRow(Layout, Z.back());
+      Loss += lossGradient(D, Scores, Rows, W, G) * WSum;
       for (size_t K = 0; K < Rows.size(); ++K) {
-        Right += (decisionOf(D, Z.back(), K, Rows[K]) == D.Label[Rows[K]]) *
+        Right += (decisionOf(D, Scores, K, Rows[K]) == D.Label[Rows[K]]) *
                  Weight[Rows[K]];
         Total += Weight[Rows[K]];
+      }
+      if (Layout.Positions) {
+        // Back to one gradient per column of the last layer.
+        MatrixXd PerColumn = Eigen::Map<const MatrixXd>(G.data(), 1, G.size());
+        G = std::move(PerColumn);
       }
       ++Step;
       for (size_t L = Net.W.size(); L-- > 0;) {
@@ -356,13 +424,18 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
   M.Decision = Decision.str();
   M.Output = D.Output;
   M.Mask = D.Mask;
+  M.Positions = Layout.Positions;
   size_t C = 0;
-  for (const Dataset::Input &In : D.Inputs) {
+  for (size_t K = 0; K < D.Inputs.size(); ++K) {
+    const Dataset::Input &In = D.Inputs[K];
+    size_t Size = Layout.Positions && Layout.Split[K]
+                      ? In.Size / Layout.Positions
+                      : In.Size;
     MLPDescription::Input I;
     I.Name = In.Name;
-    I.Mean.assign(Mean.begin() + C, Mean.begin() + C + In.Size);
-    I.Scale.assign(Scale.begin() + C, Scale.begin() + C + In.Size);
-    C += In.Size;
+    I.Mean.assign(Mean.begin() + C, Mean.begin() + C + Size);
+    I.Scale.assign(Scale.begin() + C, Scale.begin() + C + Size);
+    C += Size;
     M.Inputs.push_back(std::move(I));
   }
   for (size_t L = 0; L < Net.W.size(); ++L) {
@@ -386,7 +459,8 @@ double accuracy(const MLPDescription &M, const Dataset &D) {
     Mean.insert(Mean.end(), In.Mean.begin(), In.Mean.end());
     Scale.insert(Scale.end(), In.Scale.begin(), In.Scale.end());
   }
-  if (Mean.size() != D.width())
+  ColumnLayout Layout(D, M.Positions > 0);
+  if (Mean.size() != Layout.Width || (M.Positions && M.Positions != D.Choices))
     return 0;
   Network Net = networkOf(M);
   std::vector<size_t> Rows(D.rows());
@@ -396,9 +470,10 @@ double accuracy(const MLPDescription &M, const Dataset &D) {
   for (size_t Start = 0; Start < Rows.size(); Start += 4096) {
     ArrayRef<size_t> Part = ArrayRef<size_t>(Rows).slice(
         Start, std::min<size_t>(4096, Rows.size() - Start));
-    Net.forward(columns(D, Part, Mean, Scale), Z, A);
+    Net.forward(columns(D, Layout, Part, Mean, Scale), Z, A);
+    auto Scores = perRow(Layout, Z.back());
     for (size_t K = 0; K < Part.size(); ++K) {
-      Right += (decisionOf(D, Z.back(), K, Part[K]) == D.Label[Part[K]]) *
+      Right += (decisionOf(D, Scores, K, Part[K]) == D.Label[Part[K]]) *
                D.Weight[Part[K]];
       Total += D.Weight[Part[K]];
     }

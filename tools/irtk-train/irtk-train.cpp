@@ -47,7 +47,7 @@ static const char *const Usage =
     "relu|tanh]\n"
     "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
     "[--seed N]\n"
-    "                  [--label F] [--balance] [--quiet]\n"
+    "                  [--label F] [--balance] [--positional] [--quiet]\n"
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
     "FILE]\n";
 
@@ -172,6 +172,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("seed", po::value<std::string>(&Seed), "Random seed (fit)")
     ("balance", po::bool_switch(&T.BalanceClasses),
      "Weigh yes and no decisions equally (fit, inline)")
+    ("positional", po::bool_switch(&T.Positional),
+     "Score each candidate position with the same network (fit, evict)")
     ("observations", po::bool_switch(&O.Observations),
      "Print every observation (dump)")
     ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit)")
@@ -208,6 +210,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError("fit needs -o <model.json>");
   if (!advisorDecision(O.Advisor, O.Data))
     return UsageError("fit needs --advisor inline or --advisor evict");
+  if (T.Positional && O.Data.Output != OutputKind::ArgMax)
+    return UsageError("--positional needs a choice among positions "
+                      "(--advisor evict)");
   O.Data.Exclude = splitList(Exclude);
   O.Data.Include = splitList(Include);
   if (NoEmbeddings) {
@@ -368,7 +373,10 @@ static Error run(const TrainOptions &O) {
   ListSeparator LS(", ");
   for (unsigned H : O.Train.Hidden)
     TS << LS << H;
-  TS << "], \"seed\": " << O.Train.Seed
+  TS << "]";
+  if (O.Train.Positional)
+    TS << ", \"positional\": true";
+  TS << ", \"seed\": " << O.Train.Seed
      << ", \"training_agreement\": " << format("%.4f", accuracy(M, D)) << "}";
   M.TrainingJSON = Training;
   return irtk::support::writeOutputFile(O.Output, [&](raw_ostream &OS) {

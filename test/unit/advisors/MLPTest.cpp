@@ -174,6 +174,83 @@ TEST(MLPTest, ArgMaxSkipsMaskedChoices) {
   EXPECT_EQ((*M)->evaluate(Buffers), 2);
 }
 
+/// Three positions: a per-position "x", a pair "y" per position, a scalar
+/// "g" every position sees, and the mask.
+PolicySpec positions() {
+  return {"evict",
+          {TensorSpec::createSpec<int64_t>("mask", {3}),
+           TensorSpec::createSpec<float>("x", {3}),
+           TensorSpec::createSpec<float>("y", {3, 2}),
+           TensorSpec::createSpec<float>("g", {1}),
+           TensorSpec::createSpec<int64_t>("default", {1})},
+          TensorSpec::createSpec<int64_t>("index_to_evict", {1}),
+          4,
+          TensorSpec::createSpec<float>("reward", {1})};
+}
+
+/// score(p) = (x[p] - 1) / 2 + y[p][1] - g: one network for every position.
+const char *const PositionalModel = R"({
+  "format": "irtk-mlp", "version": 1, "advisor": "evict",
+  "decision": "index_to_evict",
+  "inputs": [{"name": "x", "mean": [1], "scale": [2]},
+             {"name": "y", "mean": [0, 0], "scale": [1, 1]},
+             {"name": "g", "mean": [0], "scale": [1]}],
+  "layers": [{"activation": "linear", "weights": [[1, 0, 1, -1]],
+              "bias": [0]}],
+  "output": {"kind": "argmax", "mask": "mask", "positions": 3}})";
+
+TEST(MLPTest, PositionsShareOneNetwork) {
+  Expected<MLPDescription> D = MLPDescription::parse(PositionalModel, "p.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), positions(), "p.json");
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  int64_t Mask[3] = {1, 1, 1}, Default = 0;
+  float X[3] = {1, 5, 3}, Y[6] = {9, 0, 9, -3, 9, 0.5f}, G = 1;
+  std::vector<const void *> Buffers{Mask, X, Y, &G, &Default};
+  std::vector<double> Out = (*M)->outputs(Buffers);
+  ASSERT_EQ(Out.size(), 3u);
+  EXPECT_DOUBLE_EQ(Out[0], 0 + 0 - 1);
+  EXPECT_DOUBLE_EQ(Out[1], 2 - 3 - 1);
+  EXPECT_DOUBLE_EQ(Out[2], 1 + 0.5 - 1);
+  EXPECT_EQ((*M)->evaluate(Buffers), 2);
+  Mask[2] = 0;
+  EXPECT_EQ((*M)->evaluate(Buffers), 0);
+}
+
+TEST(MLPTest, PositionsRoundTripAndNeedOneOutput) {
+  Expected<MLPDescription> D = MLPDescription::parse(PositionalModel, "p.json");
+  ASSERT_TRUE(!!D);
+  std::string Text;
+  raw_string_ostream OS(Text);
+  D->write(OS);
+  Expected<MLPDescription> Again = MLPDescription::parse(Text, "q.json");
+  ASSERT_TRUE(!!Again) << toString(Again.takeError());
+  EXPECT_EQ(Again->Positions, 3u);
+  std::string Two = PositionalModel;
+  Two.replace(Two.find("[[1, 0, 1, -1]]"), 15, "[[1, 0, 1, -1], [0, 0, 0, 0]]");
+  Two.replace(Two.find(R"("bias": [0]})"), 12, R"("bias": [0, 0]})");
+  EXPECT_EQ(errorOf(Two), "m.json: output.positions: scoring positions needs "
+                          "a last layer of 1 output, not 2");
+}
+
+TEST(MLPTest, BindChecksTheElementsPerPosition) {
+  std::string Text = PositionalModel;
+  // y gives 2 elements per position; 3 match neither 2 nor all 6.
+  std::string Pair = R"("mean": [0, 0], "scale": [1, 1])";
+  Text.replace(Text.find(Pair), Pair.size(),
+               R"("mean": [0, 0, 0], "scale": [1, 1, 1])");
+  Text.replace(Text.find("[[1, 0, 1, -1]]"), 15, "[[1, 0, 1, 0, -1]]");
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "p.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), positions(), "p.json");
+  ASSERT_FALSE(!!M);
+  EXPECT_EQ(toString(M.takeError()),
+            "p.json: input 'y' has 3 elements; the advisor's has 6 (or 2 per "
+            "position when divisible by 3)");
+}
+
 } // namespace
 
 namespace {

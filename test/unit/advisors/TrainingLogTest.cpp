@@ -154,6 +154,63 @@ TEST(TrainerTest, LearnsAThresholdRule) {
   EXPECT_EQ(M.Layers[0].Weights, Again.Layers[0].Weights);
 }
 
+TEST(TrainerTest, PositionalModelsDecideAsTheModelPolicy) {
+  // Four positions; choose the largest x, or the smallest when g < 0: one
+  // rule for every position, which the evaluator must apply as trained.
+  std::mt19937 Rng(3);
+  std::uniform_real_distribution<double> U(-1, 1);
+  Dataset D;
+  D.Inputs = {{"x", 4}, {"g", 1}};
+  D.Output = OutputKind::ArgMax;
+  D.Choices = 4;
+  D.Mask = "mask";
+  for (int R = 0; R < 600; ++R) {
+    double G = U(Rng) < 0 ? -1 : 1;
+    int64_t Best = 0;
+    for (int P = 0; P < 4; ++P) {
+      D.X.push_back(U(Rng));
+      if (G * D.X.back() > G * D.X[D.X.size() - 1 - P + Best])
+        Best = P;
+    }
+    D.X.push_back(G);
+    D.Label.push_back(Best);
+    D.Weight.push_back(1);
+    D.Legal.insert(D.Legal.end(), 4, 1);
+  }
+  TrainerOptions TO;
+  TO.Positional = true;
+  TO.Hidden = {16};
+  TO.Epochs = 150;
+  TO.LearningRate = 0.01;
+  MLPDescription M = train(D, "evict", "index_to_evict", TO);
+  ASSERT_EQ(M.Positions, 4u);
+  ASSERT_EQ(M.Inputs[0].Mean.size(), 1u); // one x per position
+  ASSERT_EQ(M.Inputs[1].Mean.size(), 1u); // g, whole
+  double Agreement = accuracy(M, D);
+  EXPECT_GE(Agreement, 0.9);
+
+  PolicySpec S{"evict",
+               {TensorSpec::createSpec<int64_t>("mask", {4}),
+                TensorSpec::createSpec<float>("x", {4}),
+                TensorSpec::createSpec<float>("g", {1}),
+                TensorSpec::createSpec<int64_t>("default", {1})},
+               TensorSpec::createSpec<int64_t>("index_to_evict", {1}),
+               3,
+               TensorSpec::createSpec<float>("reward", {1})};
+  Expected<std::unique_ptr<MLPModel>> Model = MLPModel::bind(M, S, "m");
+  ASSERT_TRUE(!!Model) << toString(Model.takeError());
+  size_t Same = 0;
+  for (size_t R = 0; R < D.rows(); ++R) {
+    int64_t Mask[4] = {1, 1, 1, 1}, Default = 0;
+    float X[4], G = static_cast<float>(D.X[R * 5 + 4]);
+    for (int P = 0; P < 4; ++P)
+      X[P] = static_cast<float>(D.X[R * 5 + P]);
+    Same += (*Model)->evaluate({Mask, X, &G, &Default}) == D.Label[R];
+  }
+  // The same decisions up to the float inputs' rounding.
+  EXPECT_NEAR(static_cast<double>(Same) / D.rows(), Agreement, 0.01);
+}
+
 TEST(TrainerTest, RejectsAMissingFeature) {
   TempLog T;
   writeLog(T.Path, {1, 2});

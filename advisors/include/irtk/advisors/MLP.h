@@ -73,6 +73,13 @@ struct MLPDescription {
   OutputKind Output = OutputKind::Logit;
   /// ArgMax only: the input whose nonzero elements are the legal choices.
   std::string Mask;
+  /// ArgMax only; 0: the last layer has one output per choice. P > 0: the
+  /// network scores each of P choices ("positions") with the same weights,
+  /// from that position's elements of the inputs, and its last layer has
+  /// one output. An input of the advisor's with P * K elements gives K
+  /// elements to each position (its mean and scale have K); any other input
+  /// goes whole to every position (its mean and scale have all elements).
+  unsigned Positions = 0;
   /// Free-form, written back unchanged: how the model was made.
   std::string TrainingJSON;
 

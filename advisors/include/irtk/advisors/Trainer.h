@@ -85,6 +85,10 @@ struct TrainerOptions {
   uint64_t Seed = 1;
   /// Logit: weigh the classes so that each carries half of the weight.
   bool BalanceClasses = false;
+  /// ArgMax: score every choice with the same network (MLPDescription::
+  /// Positions), from the elements of the inputs that have one group per
+  /// choice and the whole of the others.
+  bool Positional = false;
 };
 
 struct EpochReport {
