@@ -457,6 +457,9 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
       return R.error("output.mask", "only 'argmax' takes a mask");
     if ((*Out)->get("positions"))
       return R.error("output.positions", "only 'argmax' takes positions");
+    if ((*Out)->get("default_margin"))
+      return R.error("output.default_margin",
+                     "only 'argmax' takes a default margin");
   } else if (*Kind == "argmax") {
     D.Output = OutputKind::ArgMax;
     if (const json::Value *M = (*Out)->get("mask")) {
@@ -476,6 +479,12 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
                        "scoring positions needs a last layer of 1 output, "
                        "not " +
                            Twine(Width));
+    }
+    if (const json::Value *M = (*Out)->get("default_margin")) {
+      std::optional<double> X = M->getAsNumber();
+      if (!X || !std::isfinite(*X) || *X < 0)
+        return R.error("output.default_margin", "expected a number from 0");
+      D.DefaultMargin = *X;
     }
   } else {
     return R.error("output.kind",
@@ -544,6 +553,11 @@ void MLPDescription::write(raw_ostream &OS) const {
     OS << ", \"mask\": " << json::Value(Mask);
   if (Positions)
     OS << ", \"positions\": " << Positions;
+  if (DefaultMargin) {
+    char Buf[support::MaxNumberChars];
+    OS << ", \"default_margin\": ";
+    OS.write(Buf, support::formatShortest(*DefaultMargin, Buf));
+  }
   OS << '}';
   if (!TrainingJSON.empty())
     OS << ",\n  \"training\": " << TrainingJSON;
@@ -563,6 +577,8 @@ struct MLPModel::Impl {
   /// own elements (or all of them).
   std::vector<bool> Split;
   std::optional<std::pair<size_t, TensorSpec>> MaskInput;
+  /// DefaultMargin only: the advisor's default decision.
+  std::optional<std::pair<size_t, TensorSpec>> DefaultInput;
   Layers Net;
 
   /// The network's outputs for the normalised inputs \p X.
@@ -575,7 +591,8 @@ MLPModel::~MLPModel() = default;
 const MLPDescription &MLPModel::description() const { return I->D; }
 
 bool MLPModel::readsInput(size_t Index) const {
-  if (I->MaskInput && I->MaskInput->first == Index)
+  if ((I->MaskInput && I->MaskInput->first == Index) ||
+      (I->DefaultInput && I->DefaultInput->first == Index))
     return true;
   return llvm::any_of(I->Bound,
                       [&](const auto &B) { return B.first == Index; });
@@ -627,6 +644,9 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
                   " elements; the last layer has " + Twine(Outputs));
     Impl->MaskInput.emplace(*Idx, Spec.Inputs[*Idx]);
   }
+  if (D.DefaultMargin)
+    Impl->DefaultInput.emplace(Spec.DefaultIndex,
+                               Spec.Inputs[Spec.DefaultIndex]);
   Impl->Net = layersOf(D);
   Impl->D = std::move(D);
   return std::unique_ptr<MLPModel>(new MLPModel(std::move(Impl)));
@@ -674,13 +694,20 @@ int64_t MLPModel::evaluate(ArrayRef<const void *> Buffers) const {
   std::vector<double> Out = outputs(Buffers);
   if (I->D.Output == OutputKind::Logit)
     return Out[0] > 0 ? 1 : 0;
+  auto Legal = [&](int64_t K) {
+    return K >= 0 && static_cast<size_t>(K) < Out.size() &&
+           (!I->MaskInput || readScalar(I->MaskInput->second,
+                                        Buffers[I->MaskInput->first], K) != 0);
+  };
   int64_t Best = -1;
-  for (size_t K = 0; K < Out.size(); ++K) {
-    if (I->MaskInput &&
-        readScalar(I->MaskInput->second, Buffers[I->MaskInput->first], K) == 0)
-      continue;
-    if (Best < 0 || Out[K] > Out[Best])
+  for (size_t K = 0; K < Out.size(); ++K)
+    if (Legal(K) && (Best < 0 || Out[K] > Out[Best]))
       Best = static_cast<int64_t>(K);
+  if (I->DefaultInput) {
+    auto Default = static_cast<int64_t>(readScalar(
+        I->DefaultInput->second, Buffers[I->DefaultInput->first], 0));
+    if (Legal(Default) && Out[Best] <= Out[Default] + *I->D.DefaultMargin)
+      return Default;
   }
   return Best < 0 ? 0 : Best;
 }

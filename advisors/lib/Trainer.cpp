@@ -98,7 +98,14 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
                                     Twine(D.Choices) + " elements");
   }
 
+  std::optional<size_t> DefaultIdx;
+  if (!Opts.Default.empty())
+    DefaultIdx = Log.featureIndex(Opts.Default);
+  if (!DefaultIdx || (D.rows() && D.Default.size() != D.rows()))
+    D.Default.clear(); // only when every row has one
   for (const TrainingLog::Observation &O : Log.observations()) {
+    if (DefaultIdx && D.Default.size() == D.rows())
+      D.Default.push_back(static_cast<int64_t>(Log.value(O, *DefaultIdx)));
     double L = Log.value(O, *LabelIdx);
     int64_t Label = static_cast<int64_t>(L);
     if (D.Output == OutputKind::Logit ? (Label != 0 && Label != 1)
@@ -473,8 +480,16 @@ double accuracy(const MLPDescription &M, const Dataset &D) {
     Net.forward(columns(D, Layout, Part, Mean, Scale), Z, A);
     auto Scores = perRow(Layout, Z.back());
     for (size_t K = 0; K < Part.size(); ++K) {
-      Right += (decisionOf(D, Scores, K, Part[K]) == D.Label[Part[K]]) *
-               D.Weight[Part[K]];
+      int64_t Decision = decisionOf(D, Scores, K, Part[K]);
+      if (M.DefaultMargin && D.Default.size() == D.rows()) {
+        // As the model policy decides: the default unless beaten by more
+        // than the margin.
+        int64_t Def = D.Default[Part[K]];
+        if (Def >= 0 && Def < D.Choices && D.Legal[Part[K] * D.Choices + Def] &&
+            Scores(Decision, K) <= Scores(Def, K) + *M.DefaultMargin)
+          Decision = Def;
+      }
+      Right += (Decision == D.Label[Part[K]]) * D.Weight[Part[K]];
       Total += D.Weight[Part[K]];
     }
   }

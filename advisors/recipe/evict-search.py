@@ -20,6 +20,12 @@ are independent. Per function, the run with the lowest score (by more than
 `evict.py select` does) with OUT/logs.txt for `irtk-train fit --logs-from`:
 labels that depart from stock only where that was measured to help.
 
+Also, per searched step (each function's first --depth decisions): the best
+of stock and the departures tried there, as OUT/steps/<module>.log (those
+decisions only, each labelled with its best choice) listed in OUT/steps.txt,
+and every departure's outcome in OUT/outcomes.tsv: labels for a model that
+decides at each step whether to depart.
+
 Resumable: every compile's log and status stay under OUT/runs/; a rerun
 compiles only what is missing. Prints a JSON summary: functions, how many
 improved, the total score before and after.
@@ -78,24 +84,84 @@ def compile_one(args, module, name, extra):
 
 
 def search(args, module):
-    """{function: (stock score, best score, best run's log)}."""
+    """({function: (stock score, best score, best run's log)},
+    {(function, k): (best score, its run's log)}, [(function, k, j, stock
+    score, score)]): the best departure per function, the best decision at
+    each searched step, and every outcome."""
     base = compile_one(args, module, "stock", [])
     if not base:
-        return {}
+        return {}, {}, []
     _, blocks = evict.read_contexts(base)
-    best = {name: (r, r, base) for name, _, _, r in blocks}
+    stock = {name: r for name, _, _, r in blocks}
+    best = {name: (r, r, base) for name, r in stock.items()}
+    steps, outcomes = {}, []
     depth = min(args.depth, max((n for _, _, n, _ in blocks), default=0))
     for k in range(depth):
+        for name, _, n, r in blocks:
+            if k < n:
+                steps[(name, k)] = (r, base)
         for j in args.alternatives:
             log = compile_one(args, module, f"k{k}j{j}",
                               [f"-irtk-evict-deviate-at={k}",
                                f"-irtk-evict-deviate-to={j}"])
             if not log:
                 continue
-            for name, _, _, r in evict.read_contexts(log)[1]:
-                if name in best and r < best[name][1] * (1 - args.margin):
+            for name, _, n, r in evict.read_contexts(log)[1]:
+                if name not in stock or k >= n:
+                    continue
+                outcomes.append((name, k, j, stock[name], r))
+                if r < best[name][1] * (1 - args.margin):
                     best[name] = (best[name][0], r, log)
-    return best
+                if r < min(steps[(name, k)][0],
+                           stock[name] * (1 - args.margin)):
+                    steps[(name, k)] = (r, log)
+    return best, steps, outcomes
+
+
+def write_steps(args, results):
+    """OUT/steps/<module>.log: per function, its searched decisions only,
+    each labelled with the best of stock and the departures tried there;
+    OUT/steps.txt lists them; OUT/outcomes.tsv has every departure's
+    score."""
+    lines = []
+    with open(os.path.join(args.out, "outcomes.tsv.tmp"), "w") as tsv:
+        tsv.write("module\tfunction\tk\tj\tstock\tscore\n")
+        for m, (_, steps, outcomes) in results.items():
+            for name, k, j, before, after in outcomes:
+                tsv.write(f"{m}\t{name}\t{k}\t{j}\t{before}\t{after}\n")
+            if not steps:
+                continue
+            cache = {}
+
+            def decisions(log):
+                if log not in cache:
+                    header, blocks = evict.read_contexts(log)
+                    cache[log] = (header, {
+                        name: evict.observations(header, block)
+                        for name, block, _, _ in blocks})
+                return cache[log]
+
+            header = decisions(steps[next(iter(steps))][1])[0]
+            path = os.path.join(args.out, "steps", m + ".log")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path + ".tmp", "wb") as f:
+                f.write(header)
+                for name in sorted({name for name, _ in steps}):
+                    ks = sorted(k for fn, k in steps if fn == name)
+                    head = None
+                    for k in ks:
+                        by = decisions(steps[(name, k)][1])[1].get(name)
+                        if by and k < len(by[1]):
+                            if head is None:
+                                head = by[0]
+                                f.write(head)
+                            f.write(by[1][k])
+            os.replace(path + ".tmp", path)
+            lines.append(path)
+    os.replace(os.path.join(args.out, "outcomes.tsv.tmp"),
+               os.path.join(args.out, "outcomes.tsv"))
+    with open(os.path.join(args.out, "steps.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main():
@@ -119,9 +185,10 @@ def main():
     mods = modules(args)
     with ThreadPoolExecutor(args.jobs) as pool:
         results = dict(zip(mods, pool.map(lambda m: search(args, m), mods)))
+    write_steps(args, results)
 
     lines, before, after, improved, functions = [], 0.0, 0.0, 0, 0
-    for m, best in results.items():
+    for m, (best, _, _) in results.items():
         by_log = {}
         for name, (stock, score, log) in best.items():
             functions += 1

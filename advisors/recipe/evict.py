@@ -70,6 +70,22 @@ def read_contexts(path):
                         for name, start, n, r, stop in contexts]
 
 
+def observations(header, block):
+    """A context's records (as read_contexts gives them) split into its
+    context line and its decisions, each an observation with its outcome."""
+    spec = json.loads(header)
+    obs = sum(Spec(s).size for s in spec["features"])
+    reward = Spec(spec["score"]).size
+    nl = block.index(b"\n") + 1
+    head, pos, decisions = block[:nl], nl, []
+    while pos < len(block):
+        start = pos
+        pos = block.index(b"\n", pos) + 1 + obs + 1
+        pos = block.index(b"\n", pos) + 1 + reward + 1
+        decisions.append(block[start:pos])
+    return head, decisions
+
+
 def collect(out, runs):
     """{run: {module: {function: (score, decisions)}}} and .text sizes."""
     scores, text = {}, {}

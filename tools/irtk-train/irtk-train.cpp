@@ -47,9 +47,11 @@ static const char *const Usage =
     "relu|tanh]\n"
     "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
     "[--seed N]\n"
-    "                  [--label F] [--balance] [--positional] [--quiet]\n"
+    "                  [--label F] [--balance] [--positional]\n"
+    "                  [--default-margin X] [--quiet]\n"
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
-    "FILE]\n";
+    "FILE]\n"
+    "                  [--default-margin X]\n";
 
 namespace {
 enum class CommandKind { Dump, Fit, Eval };
@@ -64,6 +66,7 @@ struct TrainOptions {
   bool Observations = false, Quiet = false;
   DatasetOptions Data;
   TrainerOptions Train;
+  std::optional<double> DefaultMargin;
 };
 using ParseResult = irtk::tools::ParseResult<TrainOptions>;
 } // namespace
@@ -72,11 +75,13 @@ using ParseResult = irtk::tools::ParseResult<TrainOptions>;
 static bool advisorDecision(StringRef Advisor, DatasetOptions &D) {
   if (Advisor == "inline") {
     D.Decision = "inlining_decision";
+    D.Default = "inlining_default";
     D.Output = OutputKind::Logit;
     return true;
   }
   if (Advisor == "evict") {
     D.Decision = "index_to_evict";
+    D.Default = "evict_default";
     D.Output = OutputKind::ArgMax;
     D.Mask = "evictable";
     return true;
@@ -139,7 +144,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return *R;
 
   std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
-  std::string Epochs, BatchSize, Seed;
+  std::string Epochs, BatchSize, Seed, DefaultMargin;
   bool NoEmbeddings = false;
   std::vector<std::string> Files;
   TrainerOptions &T = O.Train;
@@ -174,6 +179,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "Weigh yes and no decisions equally (fit, inline)")
     ("positional", po::bool_switch(&T.Positional),
      "Score each candidate position with the same network (fit, evict)")
+    ("default-margin", po::value<std::string>(&DefaultMargin),
+     "Keep the default choice unless another scores more than X above it "
+     "(fit: written in the model; eval: instead of the model's; evict)")
     ("observations", po::bool_switch(&O.Observations),
      "Print every observation (dump)")
     ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit)")
@@ -188,6 +196,13 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError(Msg);
   if (Help)
     return ParseResult::print(Usage);
+  if (!DefaultMargin.empty()) {
+    double X = 0;
+    if (StringRef(DefaultMargin).getAsDouble(X) || !std::isfinite(X) || X < 0)
+      return UsageError("invalid --default-margin '" + DefaultMargin +
+                        "'; expected a number from 0");
+    O.DefaultMargin = X;
+  }
   for (const std::string &F : Files) {
     O.Logs.push_back(F);
     O.Weights.push_back(1.0);
@@ -212,6 +227,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError("fit needs --advisor inline or --advisor evict");
   if (T.Positional && O.Data.Output != OutputKind::ArgMax)
     return UsageError("--positional needs a choice among positions "
+                      "(--advisor evict)");
+  if (O.DefaultMargin && O.Data.Output != OutputKind::ArgMax)
+    return UsageError("--default-margin needs a choice among positions "
                       "(--advisor evict)");
   O.Data.Exclude = splitList(Exclude);
   O.Data.Include = splitList(Include);
@@ -322,6 +340,13 @@ static Error run(const TrainOptions &O) {
     if (!M)
       return M.takeError();
     Model = std::move(*M);
+    if (O.DefaultMargin) {
+      if (Model->Output != OutputKind::ArgMax)
+        return createStringError(inconvertibleErrorCode(),
+                                 "%s: --default-margin needs an argmax model",
+                                 O.Model.c_str());
+      Model->DefaultMargin = O.DefaultMargin;
+    }
     if (!advisorDecision(Model->Advisor, DOpts))
       return createStringError(inconvertibleErrorCode(),
                                "%s: unknown advisor '%s'", O.Model.c_str(),
@@ -365,6 +390,7 @@ static Error run(const TrainOptions &O) {
                  << format("%.5f", R.Loss) << ", agreement "
                  << format("%.4f", R.Accuracy) << "\n";
       });
+  M.DefaultMargin = O.DefaultMargin;
   std::string Training;
   raw_string_ostream TS(Training);
   TS << "{\"tool\": \"irtk-train fit\", \"logs\": " << O.Logs.size()

@@ -218,6 +218,29 @@ TEST(MLPTest, PositionsShareOneNetwork) {
   EXPECT_EQ((*M)->evaluate(Buffers), 0);
 }
 
+TEST(MLPTest, ADefaultMarginKeepsTheDefaultUnlessBeatenByMore) {
+  std::string Text = PositionalModel;
+  std::string Output = R"("positions": 3})";
+  Text.replace(Text.find(Output), Output.size(),
+               R"("positions": 3, "default_margin": 2})");
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "p.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), positions(), "p.json");
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  // Scores -1, -2, 0.5 (as in PositionsShareOneNetwork).
+  int64_t Mask[3] = {1, 1, 1}, Default = 0;
+  float X[3] = {1, 5, 3}, Y[6] = {9, 0, 9, -3, 9, 0.5f}, G = 1;
+  std::vector<const void *> Buffers{Mask, X, Y, &G, &Default};
+  EXPECT_EQ((*M)->evaluate(Buffers), 0); // 0.5 is not above -1 + 2
+  Default = 1;
+  EXPECT_EQ((*M)->evaluate(Buffers), 2); // 0.5 is above -2 + 2
+  Default = 0;
+  Mask[0] = 0; // an illegal default is never kept
+  EXPECT_EQ((*M)->evaluate(Buffers), 2);
+  EXPECT_TRUE((*M)->readsInput(4));
+}
+
 TEST(MLPTest, PositionsRoundTripAndNeedOneOutput) {
   Expected<MLPDescription> D = MLPDescription::parse(PositionalModel, "p.json");
   ASSERT_TRUE(!!D);
@@ -227,6 +250,13 @@ TEST(MLPTest, PositionsRoundTripAndNeedOneOutput) {
   Expected<MLPDescription> Again = MLPDescription::parse(Text, "q.json");
   ASSERT_TRUE(!!Again) << toString(Again.takeError());
   EXPECT_EQ(Again->Positions, 3u);
+  EXPECT_FALSE(Again->DefaultMargin);
+  D->DefaultMargin = 0.25;
+  Text.clear();
+  D->write(OS);
+  Again = MLPDescription::parse(Text, "q.json");
+  ASSERT_TRUE(!!Again) << toString(Again.takeError());
+  EXPECT_EQ(Again->DefaultMargin, 0.25);
   std::string Two = PositionalModel;
   Two.replace(Two.find("[[1, 0, 1, -1]]"), 15, "[[1, 0, 1, -1], [0, 0, 0, 0]]");
   Two.replace(Two.find(R"("bias": [0]})"), 12, R"("bias": [0, 0]})");

@@ -80,6 +80,9 @@ struct MLPDescription {
   /// elements to each position (its mean and scale have K); any other input
   /// goes whole to every position (its mean and scale have all elements).
   unsigned Positions = 0;
+  /// ArgMax only: keep the advisor's default choice (when legal) unless
+  /// another scores more than this above it; none: always the best score.
+  std::optional<double> DefaultMargin;
   /// Free-form, written back unchanged: how the model was made.
   std::string TrainingJSON;
 

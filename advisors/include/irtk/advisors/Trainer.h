@@ -46,6 +46,9 @@ struct Dataset {
   /// ArgMax: rows() x choices, 1 where a choice is legal (all 1 without a
   /// mask feature).
   std::vector<uint8_t> Legal;
+  /// The default policy's decision per row, when the logs have the
+  /// DatasetOptions::Default feature (for models with a default margin).
+  std::vector<int64_t> Default;
   OutputKind Output = OutputKind::Logit;
   unsigned Choices = 1;
   std::string Mask;
@@ -64,6 +67,8 @@ struct DatasetOptions {
   OutputKind Output = OutputKind::Logit;
   /// ArgMax: the mask feature (its size is the number of choices).
   std::string Mask;
+  /// The default policy's decision feature, read when a log has it.
+  std::string Default;
 };
 
 /// Appends \p Log's observations, each with weight \p Weight, labelled
