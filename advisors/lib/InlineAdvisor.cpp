@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/InlineAdvisor.h"
+#include "irtk/advisors/MLP.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Analysis/InlineAdvisor.h"
 #include "llvm/Analysis/InlineModelFeatureMaps.h"
 #include "llvm/Analysis/MLInlineAdvisor.h"
@@ -17,6 +19,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <map>
+#include <utility>
 
 using namespace llvm;
 
@@ -252,8 +255,30 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   if (Opts.Policy.Kind == PolicyKind::Default)
     liftSizeGuard();
 
+  // Nothing reads the embeddings under the default policy without a log,
+  // nor with a model that names none of them and no log: then no vocabulary
+  // is loaded (a model file read here is not read again).
+  std::optional<ir2vec::EmbeddingKind> Embedding = Opts.Embedding;
+  std::optional<MLPDescription> Model;
+  if (Embedding && Opts.Policy.LogPath.empty()) {
+    if (Opts.Policy.Kind == PolicyKind::Default)
+      Embedding.reset();
+    if (Opts.Policy.Kind == PolicyKind::Model &&
+        !Opts.Policy.ModelPath.empty()) {
+      Expected<MLPDescription> D = MLPDescription::load(Opts.Policy.ModelPath);
+      if (!D) {
+        M.getContext().emitError("irtk: " + toString(D.takeError()));
+        return Stock();
+      }
+      if (none_of(D->Inputs, [](const MLPDescription::Input &I) {
+            return is_contained(EmbeddingNames, StringRef(I.Name));
+          }))
+        Embedding.reset();
+      Model = std::move(*D);
+    }
+  }
   const vocab::Vocabulary *Vocab = nullptr;
-  if (Opts.Embedding) {
+  if (Embedding) {
     const ir2vec::VocabAnalysis::Result &VR =
         S->MAM->getResult<ir2vec::VocabAnalysis>(M);
     if (!VR.isValid())
@@ -295,7 +320,9 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
                     DefaultIndex,
                     TensorSpec::createSpec<float>(RewardName, {1})};
     Expected<std::unique_ptr<PolicyRunner>> R =
-        PolicyRunner::create(M.getContext(), Spec, Opts.Policy);
+        Model ? PolicyRunner::create(M.getContext(), Spec, Opts.Policy,
+                                     *std::exchange(Model, std::nullopt))
+              : PolicyRunner::create(M.getContext(), Spec, Opts.Policy);
     if (R)
       return std::move(*R);
     // MLInlineAdvisor would report a missing runner as "Could not create
@@ -305,8 +332,8 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
     return cantFail(PolicyRunner::create(M.getContext(), Spec, {}));
   };
   auto *A = new IRTKInlineAdvisor(
-      M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC),
-      Opts.Embedding, Vocab, std::move(TeacherDecisions));
+      M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC), Embedding,
+      Vocab, std::move(TeacherDecisions));
   if (RunnerError.empty())
     return A;
   delete A;
