@@ -632,6 +632,9 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
     Impl->Bound.emplace_back(*Idx, TS);
     Impl->Split.push_back(Split);
   }
+  if (D.Positions && llvm::none_of(Impl->Split, [](bool S) { return S; }))
+    return Fail("no input has elements per position: every one of the " +
+                Twine(D.Positions) + " positions would score the same");
   size_t Outputs = D.Positions ? D.Positions : D.Layers.back().Bias.size();
   if (D.Output == OutputKind::ArgMax && !D.Mask.empty()) {
     std::optional<size_t> Idx = Find(D.Mask);
@@ -641,7 +644,9 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
     if (Spec.Inputs[*Idx].getElementCount() != Outputs)
       return Fail("mask '" + D.Mask + "' has " +
                   Twine(Spec.Inputs[*Idx].getElementCount()) +
-                  " elements; the last layer has " + Twine(Outputs));
+                  " elements; the model " +
+                  (D.Positions ? "scores " : "has outputs for ") +
+                  Twine(Outputs) + " choices");
     Impl->MaskInput.emplace(*Idx, Spec.Inputs[*Idx]);
   }
   if (D.DefaultMargin)

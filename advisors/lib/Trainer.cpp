@@ -168,17 +168,32 @@ struct ColumnLayout {
   /// Elements per column.
   size_t Width = 0;
 
+  /// For training: inputs whose size is a multiple of the choices are
+  /// split.
   ColumnLayout(const Dataset &D, bool Positional) {
     if (!Positional) {
       Width = D.width();
       return;
     }
     Positions = D.Choices;
-    for (const Dataset::Input &In : D.Inputs) {
-      bool S = In.Size % D.Choices == 0;
-      Split.push_back(S);
-      Width += S ? In.Size / D.Choices : In.Size;
+    for (const Dataset::Input &In : D.Inputs)
+      add(In.Size, In.Size % D.Choices == 0);
+  }
+  /// As \p M reads \p D (their inputs match one to one): split where the
+  /// model's normalisation has an input's size over the positions.
+  ColumnLayout(const Dataset &D, const MLPDescription &M)
+      : Positions(M.Positions) {
+    if (!Positions) {
+      Width = D.width();
+      return;
     }
+    for (size_t I = 0; I < D.Inputs.size(); ++I)
+      add(D.Inputs[I].Size,
+          M.Inputs[I].Mean.size() * Positions == D.Inputs[I].Size);
+  }
+  void add(size_t Size, bool S) {
+    Split.push_back(S);
+    Width += S ? Size / Positions : Size;
   }
   unsigned columnsPerRow() const { return Positions ? Positions : 1; }
 
@@ -460,15 +475,33 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
   return M;
 }
 
-double accuracy(const MLPDescription &M, const Dataset &D) {
+Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
+  auto Fail = [](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(), Msg);
+  };
+  if (M.Inputs.size() != D.Inputs.size())
+    return Fail("the model has " + Twine(M.Inputs.size()) +
+                " inputs; the data has " + Twine(D.Inputs.size()));
   std::vector<double> Mean, Scale;
-  for (const MLPDescription::Input &In : M.Inputs) {
+  for (size_t I = 0; I < M.Inputs.size(); ++I) {
+    const MLPDescription::Input &In = M.Inputs[I];
+    size_t Size = D.Inputs[I].Size;
+    if (In.Name != D.Inputs[I].Name ||
+        (In.Mean.size() != Size &&
+         (!M.Positions || In.Mean.size() * M.Positions != Size)))
+      return Fail("the model's input '" + In.Name + "' (" +
+                  Twine(In.Mean.size()) + " elements) does not read the " +
+                  "data's '" + D.Inputs[I].Name + "' (" + Twine(Size) + ")");
     Mean.insert(Mean.end(), In.Mean.begin(), In.Mean.end());
     Scale.insert(Scale.end(), In.Scale.begin(), In.Scale.end());
   }
-  ColumnLayout Layout(D, M.Positions > 0);
-  if (Mean.size() != Layout.Width || (M.Positions && M.Positions != D.Choices))
-    return 0;
+  if (M.Positions && M.Positions != D.Choices)
+    return Fail("the model scores " + Twine(M.Positions) +
+                " positions; the data has " + Twine(D.Choices) + " choices");
+  if (M.DefaultMargin && D.Default.size() != D.rows())
+    return Fail("the model's default margin needs the default decision "
+                "in every log");
+  ColumnLayout Layout(D, M);
   Network Net = networkOf(M);
   std::vector<size_t> Rows(D.rows());
   std::iota(Rows.begin(), Rows.end(), 0);
@@ -481,7 +514,7 @@ double accuracy(const MLPDescription &M, const Dataset &D) {
     auto Scores = perRow(Layout, Z.back());
     for (size_t K = 0; K < Part.size(); ++K) {
       int64_t Decision = decisionOf(D, Scores, K, Part[K]);
-      if (M.DefaultMargin && D.Default.size() == D.rows()) {
+      if (M.DefaultMargin) {
         // As the model policy decides: the default unless beaten by more
         // than the margin.
         int64_t Def = D.Default[Part[K]];

@@ -107,7 +107,7 @@ def search(args, module):
             if not log:
                 continue
             for name, _, n, r in evict.read_contexts(log)[1]:
-                if name not in stock or k >= n:
+                if name not in stock or (name, k) not in steps or k >= n:
                     continue
                 outcomes.append((name, k, j, stock[name], r))
                 if r < best[name][1] * (1 - args.margin):

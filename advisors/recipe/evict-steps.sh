@@ -107,9 +107,10 @@ BEST=$(/usr/bin/python3 - "$OUT/$NAME-scores.json" "$NAME" <<'PY'
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
 prefix = sys.argv[2] + "-m"
-best = min((r for r in runs if r.startswith(prefix)),
-           key=lambda r: runs[r]["score"])
-print(best[len(prefix):])
+scored = [r for r in runs if r.startswith(prefix)]
+if not scored:
+    sys.exit("evict-steps.sh: no model run was scored")
+print(min(scored, key=lambda r: runs[r]["score"])[len(prefix):])
 PY
 )
 log "margin $BEST scored lowest on $VALID; fitting $OUT/$NAME.json on every package"

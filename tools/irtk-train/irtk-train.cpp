@@ -372,10 +372,25 @@ static Error run(const TrainOptions &O) {
     Ones += Y != 0;
 
   if (O.Command == CommandKind::Eval) {
+    Expected<double> Agreement = accuracy(*Model, D);
+    if (!Agreement)
+      return createStringError(inconvertibleErrorCode(), "%s: %s",
+                               O.Model.c_str(),
+                               toString(Agreement.takeError()).c_str());
     outs() << "decisions: " << D.rows() << "\nnonzero: " << Ones
-           << "\nagreement: " << format("%.4f", accuracy(*Model, D)) << "\n";
+           << "\nagreement: " << format("%.4f", *Agreement) << "\n";
     return Error::success();
   }
+  if (O.DefaultMargin && D.Default.size() != D.rows())
+    return createStringError(inconvertibleErrorCode(),
+                             "--default-margin needs the default decision "
+                             "('%s') in every log",
+                             DOpts.Default.c_str());
+  if (O.Train.Positional && D.Choices < 2)
+    return createStringError(inconvertibleErrorCode(),
+                             "--positional needs at least 2 choices; the mask "
+                             "'%s' has %u",
+                             D.Mask.c_str(), D.Choices);
 
   if (!O.Quiet)
     errs() << "training on " << D.rows() << " decisions (" << Ones
@@ -391,6 +406,8 @@ static Error run(const TrainOptions &O) {
                  << format("%.4f", R.Accuracy) << "\n";
       });
   M.DefaultMargin = O.DefaultMargin;
+  // The model fits the data it was trained on.
+  double Agreement = cantFail(accuracy(M, D));
   std::string Training;
   raw_string_ostream TS(Training);
   TS << "{\"tool\": \"irtk-train fit\", \"logs\": " << O.Logs.size()
@@ -403,7 +420,7 @@ static Error run(const TrainOptions &O) {
   if (O.Train.Positional)
     TS << ", \"positional\": true";
   TS << ", \"seed\": " << O.Train.Seed
-     << ", \"training_agreement\": " << format("%.4f", accuracy(M, D)) << "}";
+     << ", \"training_agreement\": " << format("%.4f", Agreement) << "}";
   M.TrainingJSON = Training;
   return irtk::support::writeOutputFile(O.Output, [&](raw_ostream &OS) {
     M.write(OS);

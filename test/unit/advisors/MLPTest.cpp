@@ -264,6 +264,41 @@ TEST(MLPTest, PositionsRoundTripAndNeedOneOutput) {
                           "a last layer of 1 output, not 2");
 }
 
+TEST(MLPTest, RejectsBadPositionsAndMargins) {
+  auto With = [](StringRef From, StringRef To) {
+    std::string Text = PositionalModel;
+    Text.replace(Text.find(From.str()), From.size(), To.str());
+    return Text;
+  };
+  StringRef Output = R"("positions": 3})";
+  EXPECT_EQ(errorOf(With(Output, R"("positions": 1})")),
+            "m.json: output.positions: expected an integer from 2 to 65536");
+  EXPECT_EQ(errorOf(With(Output, R"("positions": 3, "default_margin": -1})")),
+            "m.json: output.default_margin: expected a number from 0");
+  EXPECT_EQ(errorOf(With(R"("kind": "argmax", "mask": "mask", "positions": 3})",
+                         R"("kind": "logit", "positions": 3})")),
+            "m.json: output.positions: only 'argmax' takes positions");
+  EXPECT_EQ(
+      errorOf(With(R"("kind": "argmax", "mask": "mask", "positions": 3})",
+                   R"("kind": "logit", "default_margin": 1})")),
+      "m.json: output.default_margin: only 'argmax' takes a default margin");
+}
+
+TEST(MLPTest, APositionalModelSplitsSomeInput) {
+  // x, y and g all read whole: no position would differ from another.
+  PolicySpec S = positions();
+  S.Inputs[1] = TensorSpec::createSpec<float>("x", {1});
+  S.Inputs[2] = TensorSpec::createSpec<float>("y", {2});
+  Expected<MLPDescription> D = MLPDescription::parse(PositionalModel, "p.json");
+  ASSERT_TRUE(!!D);
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), S, "p.json");
+  ASSERT_FALSE(!!M);
+  EXPECT_EQ(toString(M.takeError()),
+            "p.json: no input has elements per position: every one of the 3 "
+            "positions would score the same");
+}
+
 TEST(MLPTest, BindChecksTheElementsPerPosition) {
   std::string Text = PositionalModel;
   // y gives 2 elements per position; 3 match neither 2 nor all 6.

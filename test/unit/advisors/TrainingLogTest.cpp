@@ -148,7 +148,7 @@ TEST(TrainerTest, LearnsAThresholdRule) {
   TO.Epochs = 200;
   TO.LearningRate = 0.01;
   MLPDescription M = train(D, "inline", "inlining_decision", TO);
-  EXPECT_GE(accuracy(M, D), 0.97);
+  EXPECT_GE(cantFail(accuracy(M, D)), 0.97);
   // Deterministic for a seed.
   MLPDescription Again = train(D, "inline", "inlining_decision", TO);
   EXPECT_EQ(M.Layers[0].Weights, Again.Layers[0].Weights);
@@ -186,7 +186,7 @@ TEST(TrainerTest, PositionalModelsDecideAsTheModelPolicy) {
   ASSERT_EQ(M.Positions, 4u);
   ASSERT_EQ(M.Inputs[0].Mean.size(), 1u); // one x per position
   ASSERT_EQ(M.Inputs[1].Mean.size(), 1u); // g, whole
-  double Agreement = accuracy(M, D);
+  double Agreement = cantFail(accuracy(M, D));
   EXPECT_GE(Agreement, 0.9);
 
   PolicySpec S{"evict",
@@ -209,6 +209,35 @@ TEST(TrainerTest, PositionalModelsDecideAsTheModelPolicy) {
   }
   // The same decisions up to the float inputs' rounding.
   EXPECT_NEAR(static_cast<double>(Same) / D.rows(), Agreement, 0.01);
+}
+
+TEST(TrainerTest, AccuracyNeedsWhatTheModelReads) {
+  Dataset D;
+  D.Inputs = {{"x", 2}};
+  D.Output = OutputKind::ArgMax;
+  D.Choices = 2;
+  D.X = {0.5, 1.5};
+  D.Label = {1};
+  D.Weight = {1};
+  D.Legal = {1, 1};
+  MLPDescription M;
+  M.Advisor = "evict";
+  M.Decision = "index_to_evict";
+  M.Output = OutputKind::ArgMax;
+  M.Positions = 2;
+  M.Inputs = {{"x", {0}, {1}}};
+  M.Layers = {{{{1}}, {0}, ActivationKind::Linear}};
+  EXPECT_EQ(cantFail(accuracy(M, D)), 1.0); // scores 0.5 and 1.5
+  M.DefaultMargin = 2;
+  EXPECT_EQ(toString(accuracy(M, D).takeError()),
+            "the model's default margin needs the default decision in every "
+            "log");
+  D.Default = {0};
+  EXPECT_EQ(cantFail(accuracy(M, D)), 0.0); // 1.5 is not above 0.5 + 2
+  M.Inputs[0].Name = "y";
+  EXPECT_EQ(toString(accuracy(M, D).takeError()),
+            "the model's input 'y' (1 elements) does not read the data's 'x' "
+            "(2)");
 }
 
 TEST(TrainerTest, RejectsAMissingFeature) {

@@ -109,7 +109,9 @@ MLPDescription train(const Dataset &D, llvm::StringRef Advisor,
                      llvm::function_ref<void(const EpochReport &)> Report = {});
 
 /// The weighted share of \p D's rows on which \p M decides the label.
-double accuracy(const MLPDescription &M, const Dataset &D);
+/// Errors when \p M does not read \p D's inputs, or needs the default
+/// decision (a default margin) that some row lacks.
+llvm::Expected<double> accuracy(const MLPDescription &M, const Dataset &D);
 
 } // namespace irtk::advisors
 
