@@ -97,9 +97,10 @@ public:
       std::function<bool(CallBase &)> GetDefault,
       std::optional<ir2vec::EmbeddingKind> Kind, const vocab::Vocabulary *Vocab,
       std::vector<std::pair<std::string, std::function<bool(CallBase &)>>>
-          TeacherDecisions)
+          TeacherDecisions,
+      std::optional<unsigned> FlipAt)
       : MLInlineAdvisor(M, MAM, std::move(GetRunner), std::move(GetDefault)),
-        Kind(Kind), Vocab(Vocab) {
+        Kind(Kind), Vocab(Vocab), FlipAt(FlipAt) {
     if (!ModelRunner)
       return; // MLInlineAdvisor reported it.
     const std::vector<TensorSpec> &Specs = runner().spec().Inputs;
@@ -160,6 +161,10 @@ protected:
     for (auto &[Index, Decide] : Teachers)
       if (R.readsInput(Index))
         *R.getTensor<int64_t>(Index) = Decide(CB);
+    if (FlipAt && *FlipAt == Asked && R.kind() == PolicyKind::Default)
+      R.overrideNextDefault(
+          *R.getTensor<int64_t>(R.spec().DefaultIndex) == 0 ? 1 : 0);
+    ++Asked;
     bool Decision = R.evaluate<int64_t>() != 0;
     return std::make_unique<IRTKInlineAdvice>(this, CB, ORE, Decision,
                                               /*Observed=*/true);
@@ -193,6 +198,9 @@ private:
 
   std::optional<ir2vec::EmbeddingKind> Kind;
   const vocab::Vocabulary *Vocab;
+  std::optional<unsigned> FlipAt;
+  /// Decisions the policy was asked in this module.
+  unsigned Asked = 0;
   size_t DefaultIndex = 0;
   std::optional<size_t> CalleeIndex, CallerIndex;
   /// Each teacher's feature and its heuristic.
@@ -333,7 +341,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   };
   auto *A = new IRTKInlineAdvisor(
       M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC), Embedding,
-      Vocab, std::move(TeacherDecisions));
+      Vocab, std::move(TeacherDecisions), Opts.FlipAt);
   if (RunnerError.empty())
     return A;
   delete A;

@@ -44,7 +44,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import evict  # noqa: E402  (read_contexts)
+import traininglog  # noqa: E402
 
 
 def modules(args):
@@ -91,7 +91,7 @@ def search(args, module):
     base = compile_one(args, module, "stock", [])
     if not base:
         return {}, {}, []
-    _, blocks = evict.read_contexts(base)
+    _, blocks = traininglog.read_contexts(base)
     stock = {name: r for name, _, _, r in blocks}
     best = {name: (r, r, base) for name, r in stock.items()}
     steps, outcomes = {}, []
@@ -106,7 +106,7 @@ def search(args, module):
                                f"-irtk-evict-deviate-to={j}"])
             if not log:
                 continue
-            for name, _, n, r in evict.read_contexts(log)[1]:
+            for name, _, n, r in traininglog.read_contexts(log)[1]:
                 if name not in stock or (name, k) not in steps or k >= n:
                     continue
                 outcomes.append((name, k, j, stock[name], r))
@@ -135,9 +135,9 @@ def write_steps(args, results):
 
             def decisions(log):
                 if log not in cache:
-                    header, blocks = evict.read_contexts(log)
+                    header, blocks = traininglog.read_contexts(log)
                     cache[log] = (header, {
-                        name: evict.observations(header, block)
+                        name: traininglog.observations(header, block)
                         for name, block, _, _ in blocks})
                 return cache[log]
 
@@ -197,7 +197,7 @@ def main():
             improved += score < stock
             by_log.setdefault(log, set()).add(name)
         for log, names in by_log.items():
-            header, blocks = evict.read_contexts(log)
+            header, blocks = traininglog.read_contexts(log)
             path = os.path.join(args.out, "labels", m,
                                 os.path.basename(log))
             os.makedirs(os.path.dirname(path), exist_ok=True)

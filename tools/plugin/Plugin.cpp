@@ -219,6 +219,13 @@ static cl::opt<int> InlineFollow(
              "threshold does (one of -irtk-inline-teachers)"),
     cl::value_desc("N"), cl::cat(InlineCategory));
 
+static cl::opt<unsigned> InlineFlipAt(
+    "irtk-inline-flip-at",
+    cl::desc("With -irtk-inline-policy=default, take the opposite of the "
+             "default decision at the module's K-th decision (from 0) the "
+             "policy is asked (for a search of better decisions)"),
+    cl::value_desc("K"), cl::cat(InlineCategory));
+
 /// The embedding features: none, or a kind of IR2Vec embedding.
 enum class InlineEmbeddingKind { None, Symbolic, FlowAware };
 static cl::opt<InlineEmbeddingKind> InlineEmbedding(
@@ -352,6 +359,8 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
     O.Teachers.push_back({T});
   if (InlineFollow.getNumOccurrences())
     O.Follow = InlineFollow;
+  if (InlineFlipAt.getNumOccurrences())
+    O.FlipAt = InlineFlipAt;
   switch (InlineEmbedding) {
   case InlineEmbeddingKind::None:
     O.Embedding.reset();

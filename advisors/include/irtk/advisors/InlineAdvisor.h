@@ -57,6 +57,10 @@ struct InlineAdvisorOptions {
   std::optional<ir2vec::EmbeddingKind> Embedding =
       ir2vec::EmbeddingKind::Symbolic;
   ir2vec::VocabOptions Vocab;
+  /// With the default policy, the module's FlipAt-th decision the policy is
+  /// asked (from 0) is the opposite of the default one (for a search of
+  /// better decisions); logged as taken.
+  std::optional<unsigned> FlipAt;
 };
 
 /// The inline advisor's features, in buffer order, for embeddings of

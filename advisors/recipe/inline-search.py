@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+# ===- inline-search.py - One-flip search for inlining-for-size labels ----===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===----------------------------------------------------------------------===#
+"""Search, per inlining decision, whether the opposite decision gives a
+smaller object file.
+
+For every module of an MLGO corpus of pre-optimisation bitcode (the
+inline-train split, as collect-inline.sh compiles it: `clang-22 -Oz -c`),
+compiles with the inline advisor's default policy, logged: once as stock,
+then once per k below --depth and the number of decisions the module's
+stock compile asked, with -irtk-inline-flip-at=k (the k-th decision is the
+opposite of the default one; the others are the default's, so later
+decisions may differ as the IR does). The .text size of each (llvm-size -A)
+is the outcome.
+
+Writes, in OUT:
+
+  steps/<module>.log   the module's searched decisions of its stock log,
+                       each labelled with the decision that gave the
+                       smaller .text (the flip when it saved at least
+                       --margin bytes, else the default), listed in
+                       steps.txt for `irtk-train fit --logs-from`;
+  outcomes.tsv         module, k, the default decision, stock .text, .text
+                       with decision k flipped.
+
+Resumable: every compile's log and status stay under OUT/runs/; a rerun
+compiles only what is missing. Prints a JSON summary: modules, decisions
+searched, flips that save bytes and that cost bytes, and the .text of
+stock against the best single flip per module.
+
+Usage: inline-search.py --corpus DIR --out DIR [--sample K] [--depth 16]
+           [--margin 1] [--jobs N] [--plugin SO] [--clang CLANG]
+           [--embedding KIND]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import traininglog  # noqa: E402
+
+LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
+
+
+def modules(args):
+    with open(os.path.join(args.corpus, "corpus_description.json")) as f:
+        return sorted(json.load(f)["modules"])[::args.sample]
+
+
+def text_size(obj):
+    out = subprocess.run([os.path.join(LLVM_BIN, "llvm-size"), "-A", obj],
+                         capture_output=True, text=True, check=True).stdout
+    return sum(int(f[1]) for f in (line.split() for line in out.splitlines())
+               if len(f) >= 2 and f[0].startswith(".text"))
+
+
+def compile_one(args, module, name, extra):
+    """(log path, .text bytes), or None if it failed; recorded once."""
+    base = os.path.join(args.out, "runs", module, name)
+    status = base + ".status"
+    if os.path.exists(status):
+        words = open(status).read().split()
+        return (base + ".log", int(words[1])) if words[0] == "ok" else None
+    os.makedirs(os.path.dirname(base), exist_ok=True)
+    obj, log = base + ".o.tmp", base + ".log.tmp"
+    cmd = [args.clang, "-Oz", "-c", os.path.join(args.corpus, module + ".bc"),
+           "-o", obj, "-fpass-plugin=" + args.plugin,
+           "-mllvm", "-irtk-inline-policy=default",
+           "-mllvm", "-irtk-inline-embedding=" + args.embedding,
+           "-mllvm", "-irtk-inline-log=" + log] + extra
+    ok = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL, timeout=1800).returncode == 0
+    size = text_size(obj) if ok and os.path.exists(obj) else None
+    if size is not None and os.path.exists(log):
+        os.replace(log, base + ".log")
+    for tmp in (obj, log):
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    ok = size is not None and os.path.exists(base + ".log")
+    with open(status + ".tmp", "w") as f:
+        f.write(f"ok {size}\n" if ok else "failed 0\n")
+    os.replace(status + ".tmp", status)
+    return (base + ".log", size) if ok else None
+
+
+def search(args, module):
+    """(stock .text, stock log, [(k, default, flipped .text, its log)])."""
+    stock = compile_one(args, module, "stock", [])
+    if not stock:
+        return None
+    _, contexts = traininglog.read_contexts(stock[0])
+    decisions = sum(n for _, _, n, _ in contexts)
+    flips = []
+    for k in range(min(args.depth, decisions)):
+        run = compile_one(args, module, f"flip{k}",
+                          ["-mllvm", f"-irtk-inline-flip-at={k}"])
+        if run:
+            flips.append((k, run[1], run[0]))
+    return stock[1], stock[0], flips
+
+
+def default_of(header, decision):
+    """The inlining_default of one observation record (as
+    traininglog.observations gives them)."""
+    spec = json.loads(header)["features"]
+    pos = decision.index(b"\n") + 1
+    for s in spec:
+        t = traininglog.Spec(s)
+        if s["name"] == "inlining_default":
+            return int.from_bytes(decision[pos:pos + t.size], "little")
+        pos += t.size
+    raise ValueError("no inlining_default in the log")
+
+
+def write_outputs(args, results):
+    lines, rows = [], []
+    for m, r in results.items():
+        if not r:
+            continue
+        size, log, flips = r
+        header, contexts = traininglog.read_contexts(log)
+        if not contexts:
+            continue
+        head, stock = traininglog.observations(header, contexts[0][1])
+        chosen = []
+        for k, flipped, flog in flips:
+            if k >= len(stock):
+                continue
+            default = default_of(header, stock[k])
+            rows.append((m, k, default, size, flipped))
+            better = flipped <= size - args.margin
+            if better:
+                fh, fc = traininglog.read_contexts(flog)
+                chosen.append(traininglog.observations(fh, fc[0][1])[1][k])
+            else:
+                chosen.append(stock[k])
+        if not chosen:
+            continue
+        path = os.path.join(args.out, "steps", m + ".log")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".tmp", "wb") as f:
+            f.write(header + head + b"".join(chosen))
+        os.replace(path + ".tmp", path)
+        lines.append(path)
+    with open(os.path.join(args.out, "outcomes.tsv.tmp"), "w") as f:
+        f.write("module\tk\tdefault\tstock\tflipped\n")
+        for row in rows:
+            f.write("\t".join(map(str, row)) + "\n")
+    os.replace(os.path.join(args.out, "outcomes.tsv.tmp"),
+               os.path.join(args.out, "outcomes.tsv"))
+    with open(os.path.join(args.out, "steps.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--sample", type=int, default=1)
+    p.add_argument("--depth", type=int, default=16)
+    p.add_argument("--margin", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=os.cpu_count())
+    p.add_argument("--plugin", default=os.path.join(
+        os.path.dirname(__file__), "../../build/lib/IRTKPlugin.so"))
+    p.add_argument("--clang", default="clang-22")
+    p.add_argument("--embedding", default="symbolic",
+                   choices=["none", "symbolic", "flow-aware"])
+    args = p.parse_args()
+    mods = modules(args)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        results = dict(zip(mods, pool.map(lambda m: search(args, m), mods)))
+    rows = write_outputs(args, results)
+
+    stock = sum(r[0] for r in results.values() if r)
+    best = sum(min([r[0]] + [f[1] for f in r[2]])
+               for r in results.values() if r)
+    print(json.dumps({
+        "modules": sum(1 for r in results.values() if r),
+        "failed": sum(1 for r in results.values() if not r),
+        "decisions searched": len(rows),
+        "flips that save": sum(1 for r in rows if r[4] <= r[3] - args.margin),
+        "flips that cost": sum(1 for r in rows if r[4] > r[3]),
+        "text stock": stock, "text best single flip": best,
+        "change": f"{100 * (best / stock - 1):+.3f}%" if stock else "n/a"}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
