@@ -457,9 +457,6 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
       return R.error("output.mask", "only 'argmax' takes a mask");
     if ((*Out)->get("positions"))
       return R.error("output.positions", "only 'argmax' takes positions");
-    if ((*Out)->get("default_margin"))
-      return R.error("output.default_margin",
-                     "only 'argmax' takes a default margin");
   } else if (*Kind == "argmax") {
     D.Output = OutputKind::ArgMax;
     if (const json::Value *M = (*Out)->get("mask")) {
@@ -480,15 +477,15 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
                        "not " +
                            Twine(Width));
     }
-    if (const json::Value *M = (*Out)->get("default_margin")) {
-      std::optional<double> X = M->getAsNumber();
-      if (!X || !std::isfinite(*X) || *X < 0)
-        return R.error("output.default_margin", "expected a number from 0");
-      D.DefaultMargin = *X;
-    }
   } else {
     return R.error("output.kind",
                    "unknown kind '" + *Kind + "' (expected logit or argmax)");
+  }
+  if (const json::Value *M = (*Out)->get("default_margin")) {
+    std::optional<double> X = M->getAsNumber();
+    if (!X || !std::isfinite(*X) || *X < 0)
+      return R.error("output.default_margin", "expected a number from 0");
+    D.DefaultMargin = *X;
   }
   if (const json::Value *T = O.get("training")) {
     std::string S;
@@ -697,8 +694,17 @@ std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
 
 int64_t MLPModel::evaluate(ArrayRef<const void *> Buffers) const {
   std::vector<double> Out = outputs(Buffers);
-  if (I->D.Output == OutputKind::Logit)
-    return Out[0] > 0 ? 1 : 0;
+  if (I->D.Output == OutputKind::Logit) {
+    int64_t Decision = Out[0] > 0 ? 1 : 0;
+    // The logit is the score of 1 over that of 0: depart from the default
+    // only when it is further than the margin on the other side.
+    if (I->DefaultInput &&
+        readScalar(I->DefaultInput->second, Buffers[I->DefaultInput->first],
+                   0) != Decision &&
+        std::abs(Out[0]) <= *I->D.DefaultMargin)
+      return 1 - Decision;
+    return Decision;
+  }
   auto Legal = [&](int64_t K) {
     return K >= 0 && static_cast<size_t>(K) < Out.size() &&
            (!I->MaskInput || readScalar(I->MaskInput->second,

@@ -181,7 +181,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "Score each candidate position with the same network (fit, evict)")
     ("default-margin", po::value<std::string>(&DefaultMargin),
      "Keep the default choice unless another scores more than X above it "
-     "(fit: written in the model; eval: instead of the model's; evict)")
+     "(fit: written in the model; eval: instead of the model's)")
     ("observations", po::bool_switch(&O.Observations),
      "Print every observation (dump)")
     ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit)")
@@ -227,9 +227,6 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return UsageError("fit needs --advisor inline or --advisor evict");
   if (T.Positional && O.Data.Output != OutputKind::ArgMax)
     return UsageError("--positional needs a choice among positions "
-                      "(--advisor evict)");
-  if (O.DefaultMargin && O.Data.Output != OutputKind::ArgMax)
-    return UsageError("--default-margin needs a choice among positions "
                       "(--advisor evict)");
   O.Data.Exclude = splitList(Exclude);
   O.Data.Include = splitList(Include);
@@ -340,13 +337,8 @@ static Error run(const TrainOptions &O) {
     if (!M)
       return M.takeError();
     Model = std::move(*M);
-    if (O.DefaultMargin) {
-      if (Model->Output != OutputKind::ArgMax)
-        return createStringError(inconvertibleErrorCode(),
-                                 "%s: --default-margin needs an argmax model",
-                                 O.Model.c_str());
+    if (O.DefaultMargin)
       Model->DefaultMargin = O.DefaultMargin;
-    }
     if (!advisorDecision(Model->Advisor, DOpts))
       return createStringError(inconvertibleErrorCode(),
                                "%s: unknown advisor '%s'", O.Model.c_str(),

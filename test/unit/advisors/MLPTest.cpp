@@ -64,6 +64,28 @@ TEST(MLPTest, EvaluatesLayersWithNormalisation) {
   EXPECT_EQ((*M)->evaluate(Buffers), 0);
 }
 
+TEST(MLPTest, ALogitDepartsFromTheDefaultOnlyBeyondTheMargin) {
+  std::string Text = Model;
+  std::string Output = R"("kind": "logit"})";
+  Text.replace(Text.find(Output), Output.size(),
+               R"("kind": "logit", "default_margin": 2})");
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  int64_t A = 3, Default = 0;
+  float B[2] = {0.25f, 0.0f};
+  std::vector<const void *> Buffers{&A, B, &Default};
+  EXPECT_EQ((*M)->evaluate(Buffers), 0); // logit 1.25, within the margin
+  A = 5;                                 // relu(4 - 0.25) - 0.5 = 3.25
+  EXPECT_EQ((*M)->evaluate(Buffers), 1);
+  Default = 1;
+  A = 1; // logit -0.5: 0 is not far enough below
+  EXPECT_EQ((*M)->evaluate(Buffers), 1);
+  EXPECT_TRUE((*M)->readsInput(2));
+}
+
 TEST(MLPTest, ReadsOnlyTheInputsItNames) {
   Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
   ASSERT_TRUE(!!D);
@@ -278,10 +300,6 @@ TEST(MLPTest, RejectsBadPositionsAndMargins) {
   EXPECT_EQ(errorOf(With(R"("kind": "argmax", "mask": "mask", "positions": 3})",
                          R"("kind": "logit", "positions": 3})")),
             "m.json: output.positions: only 'argmax' takes positions");
-  EXPECT_EQ(
-      errorOf(With(R"("kind": "argmax", "mask": "mask", "positions": 3})",
-                   R"("kind": "logit", "default_margin": 1})")),
-      "m.json: output.default_margin: only 'argmax' takes a default margin");
 }
 
 TEST(MLPTest, APositionalModelSplitsSomeInput) {
