@@ -215,18 +215,15 @@ bool Session::setUp(const MachineFunction &MF) {
   // layout and no vocabulary: building them would cost more than the
   // allocation decisions.
   std::optional<MLPDescription> Model;
-  bool Embeddings = O.Embeddings;
-  if (Embeddings && O.Policy.Kind == PolicyKind::Model &&
-      O.Policy.LogPath.empty() && !O.Policy.ModelPath.empty()) {
-    Expected<MLPDescription> D = MLPDescription::load(O.Policy.ModelPath);
-    if (!D) {
-      fail(Ctx, toString(D.takeError()));
+  bool Embeddings = false;
+  if (O.Embeddings) {
+    Expected<bool> R = policyReadsAny(
+        O.Policy, [](StringRef F) { return F.starts_with("mir2vec_"); }, Model);
+    if (!R) {
+      fail(Ctx, toString(R.takeError()));
       return false;
     }
-    Embeddings = any_of(D->Inputs, [](const MLPDescription::Input &I) {
-      return StringRef(I.Name).starts_with("mir2vec_");
-    });
-    Model = std::move(*D);
+    Embeddings = *R;
   }
   if (Embeddings) {
     const TargetSubtargetInfo &STI = MF.getSubtarget();

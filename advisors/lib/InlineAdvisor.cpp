@@ -268,22 +268,16 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   // is loaded (a model file read here is not read again).
   std::optional<ir2vec::EmbeddingKind> Embedding = Opts.Embedding;
   std::optional<MLPDescription> Model;
-  if (Embedding && Opts.Policy.LogPath.empty()) {
-    if (Opts.Policy.Kind == PolicyKind::Default)
-      Embedding.reset();
-    if (Opts.Policy.Kind == PolicyKind::Model &&
-        !Opts.Policy.ModelPath.empty()) {
-      Expected<MLPDescription> D = MLPDescription::load(Opts.Policy.ModelPath);
-      if (!D) {
-        M.getContext().emitError("irtk: " + toString(D.takeError()));
-        return Stock();
-      }
-      if (none_of(D->Inputs, [](const MLPDescription::Input &I) {
-            return is_contained(EmbeddingNames, StringRef(I.Name));
-          }))
-        Embedding.reset();
-      Model = std::move(*D);
+  if (Embedding) {
+    Expected<bool> R = policyReadsAny(
+        Opts.Policy,
+        [](StringRef F) { return is_contained(EmbeddingNames, F); }, Model);
+    if (!R) {
+      M.getContext().emitError("irtk: " + toString(R.takeError()));
+      return Stock();
     }
+    if (!*R)
+      Embedding.reset();
   }
   const vocab::Vocabulary *Vocab = nullptr;
   if (Embedding) {

@@ -181,6 +181,25 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
   return R;
 }
 
+Expected<bool> policyReadsAny(const PolicyOptions &Opts,
+                              function_ref<bool(StringRef)> IsFeature,
+                              std::optional<MLPDescription> &Model) {
+  if (!Opts.LogPath.empty() || Opts.Kind == PolicyKind::Interactive)
+    return true;
+  if (Opts.Kind == PolicyKind::Default)
+    return false;
+  if (Opts.ModelPath.empty())
+    return true;
+  Expected<MLPDescription> D = MLPDescription::load(Opts.ModelPath);
+  if (!D)
+    return D.takeError();
+  bool Reads = any_of(D->Inputs, [&](const MLPDescription::Input &I) {
+    return IsFeature(I.Name);
+  });
+  Model = std::move(*D);
+  return Reads;
+}
+
 bool PolicyRunner::readsInput(size_t Index) const {
   if (Log || Interactive)
     return true;

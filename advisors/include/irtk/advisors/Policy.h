@@ -26,6 +26,7 @@
 #define IRTK_ADVISORS_POLICY_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Analysis/MLModelRunner.h"
 #include "llvm/Analysis/TensorSpec.h"
@@ -151,6 +152,18 @@ private:
   int64_t Result = 0;
   std::optional<int64_t> Override;
 };
+
+/// Before the runner is made: whether the policy of \p Opts can read a
+/// feature \p IsFeature accepts, so that an advisor builds such features
+/// (an embedding vocabulary) only when something reads them. A log or an
+/// interactive host reads every feature; the default policy only its
+/// default decision; a model the inputs it names, read here into \p Model
+/// (for PolicyRunner::create; errors name the file). Without a model file,
+/// true (create reports that).
+llvm::Expected<bool>
+policyReadsAny(const PolicyOptions &Opts,
+               llvm::function_ref<bool(llvm::StringRef)> IsFeature,
+               std::optional<MLPDescription> &Model);
 
 /// The index of the spec named \p Name in \p Specs.
 std::optional<size_t> findFeature(llvm::ArrayRef<llvm::TensorSpec> Specs,
