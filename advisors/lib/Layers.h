@@ -19,6 +19,8 @@
 
 #include <Eigen/Dense>
 
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace irtk::advisors {
@@ -55,6 +57,22 @@ template <typename MatrixT> void activate(ActivationKind K, MatrixT &Y) {
     Y = Y.array().tanh();
     break;
   }
+}
+
+/// What a default margin (MLPDescription::DefaultMargin) makes of the best
+/// decision \p Decision, given the default one \p Default and whether it is
+/// legal: the default, unless the model prefers \p Decision by more than
+/// \p Margin. \p Score gives a choice's score (ArgMax) or, at 0, the logit,
+/// the score of 1 over that of 0 (Logit). The model policy and the trainer's
+/// agreement decide through this one rule.
+template <typename ScoreT>
+int64_t keepDefault(OutputKind Output, double Margin, ScoreT &&Score,
+                    int64_t Decision, int64_t Default, bool DefaultLegal) {
+  if (Output == OutputKind::Logit)
+    return Default != Decision && std::abs(Score(0)) <= Margin ? Default
+                                                               : Decision;
+  return DefaultLegal && Score(Decision) <= Score(Default) + Margin ? Default
+                                                                    : Decision;
 }
 
 } // namespace irtk::advisors

@@ -694,33 +694,28 @@ std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
 
 int64_t MLPModel::evaluate(ArrayRef<const void *> Buffers) const {
   std::vector<double> Out = outputs(Buffers);
-  if (I->D.Output == OutputKind::Logit) {
-    int64_t Decision = Out[0] > 0 ? 1 : 0;
-    // The logit is the score of 1 over that of 0: depart from the default
-    // only when it is further than the margin on the other side.
-    if (I->DefaultInput &&
-        readScalar(I->DefaultInput->second, Buffers[I->DefaultInput->first],
-                   0) != Decision &&
-        std::abs(Out[0]) <= *I->D.DefaultMargin)
-      return 1 - Decision;
-    return Decision;
-  }
   auto Legal = [&](int64_t K) {
     return K >= 0 && static_cast<size_t>(K) < Out.size() &&
            (!I->MaskInput || readScalar(I->MaskInput->second,
                                         Buffers[I->MaskInput->first], K) != 0);
   };
   int64_t Best = -1;
-  for (size_t K = 0; K < Out.size(); ++K)
-    if (Legal(K) && (Best < 0 || Out[K] > Out[Best]))
-      Best = static_cast<int64_t>(K);
-  if (I->DefaultInput) {
-    auto Default = static_cast<int64_t>(readScalar(
-        I->DefaultInput->second, Buffers[I->DefaultInput->first], 0));
-    if (Legal(Default) && Out[Best] <= Out[Default] + *I->D.DefaultMargin)
-      return Default;
+  if (I->D.Output == OutputKind::Logit) {
+    Best = Out[0] > 0 ? 1 : 0;
+  } else {
+    for (size_t K = 0; K < Out.size(); ++K)
+      if (Legal(K) && (Best < 0 || Out[K] > Out[Best]))
+        Best = static_cast<int64_t>(K);
+    if (Best < 0)
+      return 0;
   }
-  return Best < 0 ? 0 : Best;
+  if (!I->DefaultInput)
+    return Best;
+  auto Default = static_cast<int64_t>(
+      readScalar(I->DefaultInput->second, Buffers[I->DefaultInput->first], 0));
+  return keepDefault(
+      I->D.Output, *I->D.DefaultMargin, [&](int64_t K) { return Out[K]; }, Best,
+      Default, Legal(Default));
 }
 
 } // namespace irtk::advisors

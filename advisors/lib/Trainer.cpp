@@ -515,17 +515,14 @@ Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
     for (size_t K = 0; K < Part.size(); ++K) {
       int64_t Decision = decisionOf(D, Scores, K, Part[K]);
       if (M.DefaultMargin) {
-        // As the model policy decides: the default unless beaten by more
-        // than the margin (for a logit, the score of 1 over that of 0).
+        // As the model policy decides.
         int64_t Def = D.Default[Part[K]];
-        if (D.Output == OutputKind::Logit) {
-          if (Def != Decision && std::abs(Scores(0, K)) <= *M.DefaultMargin)
-            Decision = Def;
-        } else if (Def >= 0 && Def < D.Choices &&
-                   D.Legal[Part[K] * D.Choices + Def] &&
-                   Scores(Decision, K) <= Scores(Def, K) + *M.DefaultMargin) {
-          Decision = Def;
-        }
+        bool Legal =
+            D.Output == OutputKind::Logit ||
+            (Def >= 0 && Def < D.Choices && D.Legal[Part[K] * D.Choices + Def]);
+        Decision = keepDefault(
+            D.Output, *M.DefaultMargin, [&](int64_t C) { return Scores(C, K); },
+            Decision, Def, Legal);
       }
       Right += (Decision == D.Label[Part[K]]) * D.Weight[Part[K]];
       Total += D.Weight[Part[K]];
