@@ -8,6 +8,8 @@
 
 #include "irtk/advisors/InlineAdvisor.h"
 #include "irtk/advisors/MLP.h"
+#include "irtk/support/OutputFile.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Analysis/InlineAdvisor.h"
@@ -17,6 +19,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <map>
 #include <utility>
@@ -98,9 +101,13 @@ public:
       std::optional<ir2vec::EmbeddingKind> Kind, const vocab::Vocabulary *Vocab,
       std::vector<std::pair<std::string, std::function<bool(CallBase &)>>>
           TeacherDecisions,
-      std::optional<unsigned> FlipAt)
+      std::optional<unsigned> FlipAt,
+      StringMap<std::function<bool(CallBase &)>> CallerTeachers,
+      std::string TracePath)
       : MLInlineAdvisor(M, MAM, std::move(GetRunner), std::move(GetDefault)),
-        Kind(Kind), Vocab(Vocab), FlipAt(FlipAt) {
+        Kind(Kind), Vocab(Vocab), FlipAt(FlipAt),
+        CallerTeachers(std::move(CallerTeachers)),
+        TracePath(std::move(TracePath)) {
     if (!ModelRunner)
       return; // MLInlineAdvisor reported it.
     const std::vector<TensorSpec> &Specs = runner().spec().Inputs;
@@ -113,6 +120,16 @@ public:
       if (std::optional<size_t> I = findFeature(Specs, Name))
         Teachers.emplace_back(*I, std::move(Decide));
     runner().switchContext(M.getModuleIdentifier());
+  }
+
+  ~IRTKInlineAdvisor() override {
+    if (TracePath.empty() || !ModelRunner)
+      return;
+    if (Error E = support::writeOutputFile(TracePath, [&](raw_ostream &OS) {
+          OS << Trace;
+          return Error::success();
+        }))
+      M.getContext().emitError("irtk: " + toString(std::move(E)));
   }
 
   PolicyRunner &runner() { return *static_cast<PolicyRunner *>(&*ModelRunner); }
@@ -161,11 +178,27 @@ protected:
     for (auto &[Index, Decide] : Teachers)
       if (R.readsInput(Index))
         *R.getTensor<int64_t>(Index) = Decide(CB);
-    if (FlipAt && *FlipAt == Asked && R.kind() == PolicyKind::Default)
-      R.overrideNextDefault(
-          *R.getTensor<int64_t>(R.spec().DefaultIndex) == 0 ? 1 : 0);
-    ++Asked;
+    if (R.kind() == PolicyKind::Default) {
+      // What the default policy takes, when not its default: the teacher
+      // of the caller, then the flip of whichever decides.
+      std::optional<bool> Taken;
+      if (!CallerTeachers.empty()) {
+        auto It = CallerTeachers.find(CB.getCaller()->getName());
+        if (It != CallerTeachers.end())
+          Taken = It->second(CB);
+      }
+      if (FlipAt && *FlipAt == Asked)
+        Taken =
+            !Taken.value_or(*R.getTensor<int64_t>(R.spec().DefaultIndex) != 0);
+      if (Taken)
+        R.overrideNextDefault(*Taken);
+    }
     bool Decision = R.evaluate<int64_t>() != 0;
+    if (!TracePath.empty())
+      raw_string_ostream(Trace)
+          << Asked << '\t' << CB.getCaller()->getName() << '\t'
+          << CB.getCalledFunction()->getName() << '\t' << Decision << '\n';
+    ++Asked;
     return std::make_unique<IRTKInlineAdvice>(this, CB, ORE, Decision,
                                               /*Observed=*/true);
   }
@@ -199,6 +232,10 @@ private:
   std::optional<ir2vec::EmbeddingKind> Kind;
   const vocab::Vocabulary *Vocab;
   std::optional<unsigned> FlipAt;
+  /// The teacher the default policy follows in each named caller.
+  StringMap<std::function<bool(CallBase &)>> CallerTeachers;
+  /// Where the decisions' trace goes (none: empty), and the trace.
+  std::string TracePath, Trace;
   /// Decisions the policy was asked in this module.
   unsigned Asked = 0;
   size_t DefaultIndex = 0;
@@ -310,6 +347,28 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
                              Twine(*Opts.Follow) + ": not a teacher");
     return Stock();
   }
+  StringMap<std::function<bool(CallBase &)>> CallerTeachers;
+  if (!Opts.FollowCallersPath.empty()) {
+    Expected<StringMap<int>> Map = readCallerTeachers(Opts.FollowCallersPath);
+    if (!Map) {
+      M.getContext().emitError("irtk: " + toString(Map.takeError()));
+      return Stock();
+    }
+    for (const auto &[Caller, Threshold] : *Map) {
+      auto T = find_if(Opts.Teachers, [&](const InlineTeacher &T) {
+        return T.Threshold == Threshold;
+      });
+      if (T == Opts.Teachers.end()) {
+        M.getContext().emitError("irtk: " + Opts.FollowCallersPath +
+                                 ": threshold " + Twine(Threshold) + " (for '" +
+                                 Caller +
+                                 "') is not a teacher (-irtk-inline-teachers)");
+        return Stock();
+      }
+      CallerTeachers[Caller] =
+          TeacherDecisions[T - Opts.Teachers.begin()].second;
+    }
+  }
 
   std::string RunnerError;
   auto GetRunner = [&](const std::vector<TensorSpec> &LLVMFeatures)
@@ -335,12 +394,42 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   };
   auto *A = new IRTKInlineAdvisor(
       M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC), Embedding,
-      Vocab, std::move(TeacherDecisions), Opts.FlipAt);
+      Vocab, std::move(TeacherDecisions), Opts.FlipAt,
+      std::move(CallerTeachers), Opts.TracePath);
   if (RunnerError.empty())
     return A;
   delete A;
   M.getContext().emitError("irtk: " + RunnerError);
   return Stock();
+}
+
+Expected<StringMap<int>> readCallerTeachers(StringRef Path) {
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      support::readFile(Path, "caller teachers");
+  if (!Buf)
+    return Buf.takeError();
+  StringMap<int> Map;
+  SmallVector<StringRef> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n');
+  for (auto [I, Line] : enumerate(Lines)) {
+    Line = Line.trim();
+    if (Line.empty() || Line.starts_with("#"))
+      continue;
+    auto [Number, Name] = Line.split(' ');
+    Name = Name.trim();
+    int Threshold;
+    if (Number.getAsInteger(10, Threshold) || Name.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               Path + ":" + Twine(I + 1) +
+                                   ": expected '<threshold> <function>', "
+                                   "got '" +
+                                   Line + "'");
+    if (!Map.try_emplace(Name, Threshold).second)
+      return createStringError(inconvertibleErrorCode(),
+                               Path + ":" + Twine(I + 1) + ": '" + Name +
+                                   "' is named twice");
+  }
+  return Map;
 }
 
 void registerInlineAdvisor(

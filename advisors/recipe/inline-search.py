@@ -41,84 +41,27 @@ Usage: inline-search.py --corpus DIR --out DIR [--sample K] [--depth 16]
 import argparse
 import json
 import os
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import traininglog  # noqa: E402
-
-LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
-
-
-def modules(args):
-    with open(os.path.join(args.corpus, "corpus_description.json")) as f:
-        return sorted(json.load(f)["modules"])[::args.sample]
-
-
-def text_size(obj):
-    out = subprocess.run([os.path.join(LLVM_BIN, "llvm-size"), "-A", obj],
-                         capture_output=True, text=True, check=True).stdout
-    return sum(int(f[1]) for f in (line.split() for line in out.splitlines())
-               if len(f) >= 2 and f[0].startswith(".text"))
-
-
-def compile_one(args, module, name, extra):
-    """(log path, .text bytes), or None if it failed; recorded once."""
-    base = os.path.join(args.out, "runs", module, name)
-    status = base + ".status"
-    if os.path.exists(status):
-        words = open(status).read().split()
-        return (base + ".log", int(words[1])) if words[0] == "ok" else None
-    os.makedirs(os.path.dirname(base), exist_ok=True)
-    obj, log = base + ".o.tmp", base + ".log.tmp"
-    cmd = [args.clang, "-Oz", "-c", os.path.join(args.corpus, module + ".bc"),
-           "-o", obj, "-fpass-plugin=" + args.plugin,
-           "-mllvm", "-irtk-inline-policy=default",
-           "-mllvm", "-irtk-inline-embedding=" + args.embedding,
-           "-mllvm", "-irtk-inline-log=" + log] + extra
-    ok = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL, timeout=1800).returncode == 0
-    size = text_size(obj) if ok and os.path.exists(obj) else None
-    if size is not None and os.path.exists(log):
-        os.replace(log, base + ".log")
-    for tmp in (obj, log):
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    ok = size is not None and os.path.exists(base + ".log")
-    with open(status + ".tmp", "w") as f:
-        f.write(f"ok {size}\n" if ok else "failed 0\n")
-    os.replace(status + ".tmp", status)
-    return (base + ".log", size) if ok else None
-
+import inlinecompile  # noqa: E402
+from inlinecompile import compile_one  # noqa: E402
 
 def search(args, module):
     """(stock .text, stock log, [(k, default, flipped .text, its log)])."""
     stock = compile_one(args, module, "stock", [])
     if not stock:
         return None
-    _, contexts = traininglog.read_contexts(stock[0])
+    _, contexts = traininglog.read_contexts(stock.log)
     decisions = sum(n for _, _, n, _ in contexts)
     flips = []
     for k in range(min(args.depth, decisions)):
         run = compile_one(args, module, f"flip{k}",
                           ["-mllvm", f"-irtk-inline-flip-at={k}"])
         if run:
-            flips.append((k, run[1], run[0]))
-    return stock[1], stock[0], flips
-
-
-def default_of(header, decision):
-    """The inlining_default of one observation record (as
-    traininglog.observations gives them)."""
-    spec = json.loads(header)["features"]
-    pos = decision.index(b"\n") + 1
-    for s in spec:
-        t = traininglog.Spec(s)
-        if s["name"] == "inlining_default":
-            return int.from_bytes(decision[pos:pos + t.size], "little")
-        pos += t.size
-    raise ValueError("no inlining_default in the log")
+            flips.append((k, run.size, run.log))
+    return stock.size, stock.log, flips
 
 
 def write_outputs(args, results):
@@ -135,7 +78,8 @@ def write_outputs(args, results):
         for k, flipped, flog in flips:
             if k >= len(stock):
                 continue
-            default = default_of(header, stock[k])
+            default = traininglog.features(
+                header, stock[k], ["inlining_default"])["inlining_default"][0]
             rows.append((m, k, default, size, flipped))
             better = flipped <= size - args.margin
             if better:
@@ -164,21 +108,11 @@ def write_outputs(args, results):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--corpus", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--sample", type=int, default=1)
+    inlinecompile.add_arguments(p)
     p.add_argument("--depth", type=int, default=16)
     p.add_argument("--margin", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=os.cpu_count())
-    p.add_argument("--plugin", default=os.path.join(
-        os.path.dirname(__file__), "../../build/lib/IRTKPlugin.so"))
-    p.add_argument("--clang", default="clang-22")
-    p.add_argument("--embedding", default="symbolic",
-                   choices=["none", "symbolic", "flow-aware"])
     args = p.parse_args()
-    mods = modules(args)
-    with ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(zip(mods, pool.map(lambda m: search(args, m), mods)))
+    results = inlinecompile.search_all(args, search)
     rows = write_outputs(args, results)
 
     stock = sum(r[0] for r in results.values() if r)

@@ -8,7 +8,8 @@
 # ===----------------------------------------------------------------------===#
 """Splits training logs in LLVM's format (llvm/Analysis/Utils/
 TrainingLogger.h) into contexts and decisions, as bytes, for the recipes
-that cut and relabel logs (evict.py, evict-search.py, inline-search.py)."""
+that cut and relabel logs (evict.py, evict-search.py, inline-search.py,
+inline-caller-search.py)."""
 
 import json
 import os
@@ -67,3 +68,20 @@ def observations(header, block):
         pos = block.index(b"\n", pos) + 1 + reward + 1
         decisions.append(block[start:pos])
     return head, decisions
+
+
+def features(header, record, names):
+    """The values of the named features in one decision record (as
+    observations gives them): {name: [values]}."""
+    specs = json.loads(header)["features"]
+    pos = record.index(b"\n") + 1
+    out = {}
+    for s in specs:
+        t = Spec(s)
+        if s["name"] in names:
+            out[s["name"]] = t.decode(record[pos:pos + t.size])
+        pos += t.size
+    missing = set(names) - set(out)
+    if missing:
+        raise ValueError(f"no feature {', '.join(sorted(missing))} in the log")
+    return out

@@ -226,6 +226,19 @@ static cl::opt<unsigned> InlineFlipAt(
              "policy is asked (for a search of better decisions)"),
     cl::value_desc("K"), cl::cat(InlineCategory));
 
+static cl::opt<std::string> InlineFollowCallers(
+    "irtk-inline-follow-callers",
+    cl::desc("With -irtk-inline-policy=default, decide at the call sites in "
+             "each caller a line of this file names (\"<threshold> "
+             "<function>\") as that teacher does (for a search of better "
+             "decisions)"),
+    cl::value_desc("file"), cl::cat(InlineCategory));
+static cl::opt<std::string> InlineTrace(
+    "irtk-inline-trace",
+    cl::desc("Write one line per decision the inline policy was asked: its "
+             "index, caller, callee and decision, tab-separated"),
+    cl::value_desc("file"), cl::cat(InlineCategory));
+
 /// The embedding features: none, or a kind of IR2Vec embedding.
 enum class InlineEmbeddingKind { None, Symbolic, FlowAware };
 static cl::opt<InlineEmbeddingKind> InlineEmbedding(
@@ -361,6 +374,8 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
     O.Follow = InlineFollow;
   if (InlineFlipAt.getNumOccurrences())
     O.FlipAt = InlineFlipAt;
+  O.FollowCallersPath = InlineFollowCallers;
+  O.TracePath = InlineTrace;
   switch (InlineEmbedding) {
   case InlineEmbeddingKind::None:
     O.Embedding.reset();

@@ -25,6 +25,8 @@
 #include "irtk/ir2vec/Embedder.h"
 #include "irtk/ir2vec/Passes.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -61,7 +63,19 @@ struct InlineAdvisorOptions {
   /// asked (from 0) is the opposite of the default one (for a search of
   /// better decisions); logged as taken.
   std::optional<unsigned> FlipAt;
+  /// With the default policy, a file of lines "<threshold> <function>": at
+  /// the call sites in each named caller, the default policy decides as
+  /// that teacher (one of Teachers) does; logged as taken. Empty: none.
+  std::string FollowCallersPath;
+  /// A file to write, when the module is done, one line per decision the
+  /// policy was asked: "<k>\t<caller>\t<callee>\t<decision>". Empty: none.
+  std::string TracePath;
 };
+
+/// Reads a -irtk-inline-follow-callers file: each line "<threshold>
+/// <function name>" (blank lines and lines starting with '#' skipped).
+/// Errors name the file and line.
+llvm::Expected<llvm::StringMap<int>> readCallerTeachers(llvm::StringRef Path);
 
 /// The inline advisor's features, in buffer order, for embeddings of
 /// \p EmbeddingDim dimensions (0: none): LLVM's feature map, then
