@@ -31,8 +31,8 @@
 log() { printf '[%s %s] %s\n' "$RECIPE_NAME" "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 usage() {
-  sed -n -e '/^# Usage:/,/^#$/p' -e '/^# Options:/,/^# Environment/p' "$0" |
-    sed -e 's/^# \{0,1\}//' -e '/^Environment/d'
+  sed -n -e '/^# Usage:/,/^#$/p' -e '/^# Options:/,/^# Environment\|^#===/p' "$0" |
+    sed -e '/^#===/d' -e 's/^# \{0,1\}//' -e '/^Environment/d'
 }
 usage_error() { log "error: $*"; usage >&2; exit 2; }
 

@@ -23,6 +23,11 @@
 #               -inline-threshold=N sets it up); N must be in --teachers
 #   <name>=<model.json>
 #               the model policy with that model
+#   <name>@<dir>
+#               the default policy following, in each module, the per-caller
+#               teachers of <dir>/<module>.txt (-irtk-inline-follow-callers;
+#               inline-caller-search.py's callers/): its searched runs again,
+#               e.g. logged with other embeddings (--embedding, --vocab)
 #
 # Every run logs every decision with all the teachers' decisions
 # (-irtk-inline-teachers, default -100000,0,5,25,50,100,225; threshold 5 is
@@ -100,6 +105,11 @@ for R in "${RUN_LIST[@]}"; do
     N=${R#thr}
     [[ ,$TEACHERS, == *,$N,* ]] || usage_error "run $R: $N is not in --teachers"
     FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow=$N" ;;
+  *@*)
+    D=${R#*@}
+    [[ -d $D ]] || usage_error "run $R: no directory '$D'"
+    R=${R%%@*}
+    FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow-callers=$(realpath "$D")/{module}.txt" ;;
   *=*)
     M=${R#*=}
     [[ -s $M ]] || usage_error "run $R: no model file '$M'"
@@ -126,7 +136,7 @@ compile_one() { # run flags module
   local T
   T=$(mktemp -d)
   # shellcheck disable=SC2086
-  if timeout 900 "$CLANG" -Oz -c "$CORPUS/$M.bc" -o "$T/m.o" $F \
+  if timeout 900 "$CLANG" -Oz -c "$CORPUS/$M.bc" -o "$T/m.o" ${F//\{module\}/$M} \
     -mllvm "-irtk-inline-log=$T/m.log" 2>"$T/err"; then
     {
       printf 'status\tok\nrun\t%s\nflags\t%s\n' "$R" "$F"
@@ -150,7 +160,7 @@ if [[ -n $SCHEDULER || -n $WORKERS ]]; then
   # One script per collection: the flags of every run and compile_one; its
   # argument is a module's bitcode.
   NAMES=()
-  for R in "${RUN_LIST[@]}"; do NAMES+=("${R%%=*}"); done
+  for R in "${RUN_LIST[@]}"; do R=${R%%=*} NAMES+=("${R%%@*}"); done
   {
     echo '#!/usr/bin/env bash'
     echo "# Written by collect-inline.sh: compiles one module under every run."
@@ -180,7 +190,7 @@ log "${#RUN_LIST[@]} runs x $N modules, $JOBS jobs"
 # Module by module, so that an interrupted collection has whole rows.
 while read -r M; do
   for R in "${RUN_LIST[@]}"; do
-    NAME=${R%%=*}
+    NAME=${R%%=*} NAME=${NAME%%@*}
     printf '%s\0%s\0%s\0' "$NAME" "${FLAGS[$NAME]}" "$M"
   done
 done <"$OUT/modules.list" | xargs -0 -n 3 -P "$JOBS" bash -c 'compile_one "$0" "$1" "$2"'

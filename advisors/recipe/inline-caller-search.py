@@ -29,7 +29,8 @@ Writes, in OUT:
                        heuristic's outside the followed callers), listed in
                        steps.txt for `irtk-train fit --logs-from` and
                        train-steps.sh --advisor inline;
-  callers/<module>.txt its -irtk-inline-follow-callers file;
+  callers/<module>.txt its -irtk-inline-follow-callers file (empty when
+                       stock is best);
   outcomes.tsv         module, step, caller, teacher, decisions that
                        teacher changes there, .text before and after, and
                        whether the step was kept.
@@ -127,6 +128,9 @@ def write_outputs(args, results):
             continue
         stock, best, follow, mrows = r
         rows += mrows
+        cpath = os.path.join(args.out, "callers", m + ".txt")
+        os.makedirs(os.path.dirname(cpath), exist_ok=True)
+        follow_args(args, cpath, follow)
         header, contexts = traininglog.read_contexts(best.log)
         if not contexts or not contexts[0][2]:
             continue
@@ -136,9 +140,6 @@ def write_outputs(args, results):
             f.write(header + contexts[0][1])
         os.replace(path + ".tmp", path)
         lines.append(path)
-        cpath = os.path.join(args.out, "callers", m + ".txt")
-        os.makedirs(os.path.dirname(cpath), exist_ok=True)
-        follow_args(args, cpath, follow)
     with open(os.path.join(args.out, "outcomes.tsv.tmp"), "w") as f:
         f.write("module\tcaller\tteacher\tchanges\tbefore\tafter\tkept\n")
         for row in rows:

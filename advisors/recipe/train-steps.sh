@@ -9,7 +9,8 @@
 #
 # Usage: advisors/recipe/train-steps.sh --advisor evict|inline --search DIR
 #            --corpus DIR --out DIR --valid-packages P,... [--margins 0,1,...]
-#            [--name NAME] [--jobs N] [--plugin SO] [-- FIT-OPTIONS...]
+#            [--name NAME] [--jobs N] [--plugin SO]
+#            [--embedding KIND] [--vocab FILE] [-- FIT-OPTIONS...]
 #
 # Trains models on the decisions a search labelled (<search>/steps.txt:
 # evict-search.py's best of stock and the departures tried at each searched
@@ -40,6 +41,10 @@
 # Options:
 #   --margins LIST   default margins to try (default 0,1,2,4)
 #   --name NAME      model name prefix (default: the advisor's name)
+#   --embedding KIND, --vocab FILE
+#                    inline: the embedding features the validation compiles
+#                    give the models (collect-inline.sh's options), as the
+#                    steps' logs were made with
 #   FIT-OPTIONS      more irtk-train fit options, e.g. --no-embeddings
 #                    --hidden 32,16 --epochs 40
 #
@@ -53,10 +58,11 @@ RECIPE_NAME=train-steps
 . "$ROOT/scripts/recipe-cli.sh"
 TRAIN=${IRTK_TRAIN:-$ROOT/build/bin/irtk-train}
 ADVISOR= SEARCH= CORPUS= OUT= VALID= MARGINS=0,1,2,4 NAME= JOBS=$(nproc)
+COLLECT=()
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so
 while (($#)); do
   [[ $1 == -- ]] && { shift; break; }
-  next_opt "--advisor --search --corpus --out --valid-packages --margins --name --jobs --plugin" "$@"
+  next_opt "--advisor --search --corpus --out --valid-packages --margins --name --jobs --plugin --embedding --vocab" "$@"
   shift "$NSHIFT"
   case $OPT in
   --advisor) ADVISOR=$VAL ;;
@@ -68,6 +74,7 @@ while (($#)); do
   --name) NAME=$VAL ;;
   --jobs) JOBS=$VAL ;;
   --plugin) PLUGIN=$VAL ;;
+  --embedding | --vocab) COLLECT+=("$OPT" "$VAL") ;;
   -h | --help) usage; exit 0 ;;
   *) usage_error "unknown option '$OPT'" ;;
   esac
@@ -79,6 +86,8 @@ inline) STOCK=Oz ;;
 *) usage_error "--advisor must be evict or inline" ;;
 esac
 NAME=${NAME:-$ADVISOR}
+[[ $ADVISOR == inline || ${#COLLECT[@]} -eq 0 ]] ||
+  usage_error "--embedding and --vocab are for --advisor inline"
 [[ -n $SEARCH && -n $CORPUS && -n $OUT && -n $VALID ]] ||
   usage_error "--search, --corpus, --out and --valid-packages are required"
 [[ -s $SEARCH/steps.txt ]] || die "$SEARCH/steps.txt: missing (run $ADVISOR-search.py)"
@@ -139,7 +148,8 @@ for run, r in json.load(open(sys.argv[1]))["runs"].items():
     print(run, r["score"])' "$OUT/$NAME-scores.json")
 else
   "$RECIPE_DIR/collect-inline.sh" --corpus "$OUT/valid-corpus" \
-    --out "$OUT/valid" --runs "$RUNS" --jobs "$JOBS" --plugin "$PLUGIN"
+    --out "$OUT/valid" --runs "$RUNS" --jobs "$JOBS" --plugin "$PLUGIN" \
+    "${COLLECT[@]}"
   TOTALS=$(/usr/bin/python3 - "$OUT/valid" "$NAMES" "$OUT/$NAME-valid.tsv" <<'PY'
 import os, sys
 data, names, tsv = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
