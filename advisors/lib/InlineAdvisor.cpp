@@ -134,6 +134,9 @@ public:
 
   PolicyRunner &runner() { return *static_cast<PolicyRunner *>(&*ModelRunner); }
 
+  /// No trace is written (the advisor failed before it decided anything).
+  void dropTrace() { TracePath.clear(); }
+
   // The embeddings of the functions the inliner works on are dropped as it
   // enters and leaves their SCC: function passes run on them right after,
   // and may again when an SCC is revisited. Functions of other SCCs are not
@@ -398,6 +401,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
       std::move(CallerTeachers), Opts.TracePath);
   if (RunnerError.empty())
     return A;
+  A->dropTrace();
   delete A;
   M.getContext().emitError("irtk: " + RunnerError);
   return Stock();

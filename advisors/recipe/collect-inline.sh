@@ -27,7 +27,8 @@
 #               the default policy following, in each module, the per-caller
 #               teachers of <dir>/<module>.txt (-irtk-inline-follow-callers;
 #               inline-caller-search.py's callers/): its searched runs again,
-#               e.g. logged with other embeddings (--embedding, --vocab)
+#               e.g. logged with other embeddings (--embedding, --vocab);
+#               a rerun skips what it recorded even if the files changed
 #
 # Every run logs every decision with all the teachers' decisions
 # (-irtk-inline-teachers, default -100000,0,5,25,50,100,225; threshold 5 is
@@ -105,16 +106,16 @@ for R in "${RUN_LIST[@]}"; do
     N=${R#thr}
     [[ ,$TEACHERS, == *,$N,* ]] || usage_error "run $R: $N is not in --teachers"
     FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow=$N" ;;
-  *@*)
-    D=${R#*@}
-    [[ -d $D ]] || usage_error "run $R: no directory '$D'"
-    R=${R%%@*}
-    FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow-callers=$(realpath "$D")/{module}.txt" ;;
   *=*)
     M=${R#*=}
     [[ -s $M ]] || usage_error "run $R: no model file '$M'"
     R=${R%%=*}
     FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=model -mllvm -irtk-inline-model=$(realpath "$M")" ;;
+  *@*)
+    D=${R#*@}
+    [[ -d $D ]] || usage_error "run $R: no directory '$D'"
+    R=${R%%@*}
+    FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow-callers=$(realpath "$D")/{module}.txt" ;;
   *) usage_error "unknown run '$R'" ;;
   esac
 done

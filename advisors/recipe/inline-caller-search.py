@@ -31,12 +31,15 @@ Writes, in OUT:
                        train-steps.sh --advisor inline;
   callers/<module>.txt its -irtk-inline-follow-callers file (empty when
                        stock is best);
-  outcomes.tsv         module, step, caller, teacher, decisions that
-                       teacher changes there, .text before and after, and
-                       whether the step was kept.
+  outcomes.tsv         module, caller, teacher, decisions that teacher
+                       changes there, .text before and after, and whether
+                       the step was kept.
 
 Resumable: every compile stays under OUT/runs/; a rerun replays the search
-from the records and compiles only what is missing. Prints a JSON summary:
+from the records and compiles only what is missing. The parameters the
+records depend on (--teachers, --margin, --embedding, the corpus) are kept
+in OUT/search.json, and a rerun with others is refused; a larger --budget
+only searches further. Prints a JSON summary:
 modules, steps tried and kept, and the total .text of stock against the
 searched runs.
 
@@ -74,7 +77,9 @@ def teacher_decisions(run, teachers):
     return out
 
 
-def follow_args(args, path, follow):
+def follow_args(args, path, follow, write=True):
+    if not write:
+        return ["-mllvm", "-irtk-inline-follow-callers=" + path]
     with open(path + ".tmp", "w") as f:
         for caller, t in sorted(follow.items()):
             f.write(f"{t} {caller}\n")
@@ -103,9 +108,10 @@ def search(args, module):
                 continue
             trial = dict(follow, **{caller: t})
             name = f"s{step}"
-            path = os.path.join(args.out, "runs", module, name + ".callers")
-            run = compile_one(args, module, name,
-                              teach + follow_args(args, path, trial))
+            base = os.path.join(args.out, "runs", module, name)
+            recorded = os.path.exists(base + ".status")
+            run = compile_one(args, module, name, teach + follow_args(
+                args, base + ".callers", trial, write=not recorded))
             step += 1
             if run:
                 tried.append((run.size, t, changes, run))
@@ -166,6 +172,9 @@ def main():
         p.error(f"--teachers: expected integers, got '{args.teachers}'")
     if args.budget < 0:
         p.error("--budget must not be negative")
+    inlinecompile.check_parameters(args, {
+        "corpus": os.path.abspath(args.corpus), "teachers": args.teachers,
+        "margin": args.margin, "embedding": args.embedding})
     results = inlinecompile.search_all(args, search)
     rows = write_outputs(args, results)
 

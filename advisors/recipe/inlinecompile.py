@@ -14,6 +14,7 @@ and traced, recorded once so that a rerun resumes."""
 import json
 import os
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
@@ -63,8 +64,12 @@ def compile_one(args, module, name, extra):
            "-mllvm", "-irtk-inline-embedding=" + args.embedding,
            "-mllvm", "-irtk-inline-log=" + log,
            "-mllvm", "-irtk-inline-trace=" + trace] + extra
-    ok = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL, timeout=1800).returncode == 0
+    try:
+        ok = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                            timeout=1800).returncode == 0
+    except subprocess.TimeoutExpired:
+        ok = False
     size = text_size(obj) if ok and os.path.exists(obj) else None
     ok = size is not None and os.path.exists(log) and os.path.exists(trace)
     if ok:
@@ -100,5 +105,32 @@ def search_all(args, search):
     if args.sample < 1 or args.jobs < 1:
         raise SystemExit("--sample and --jobs must be positive")
     mods = modules(args.corpus, args.sample)
+
+    def one(module):
+        # A module whose records do not make sense fails alone.
+        try:
+            return search(args, module)
+        except (ValueError, OSError) as e:
+            print(f"{module}: {e}", file=sys.stderr)
+            return None
+
     with ThreadPoolExecutor(args.jobs) as pool:
-        return dict(zip(mods, pool.map(lambda m: search(args, m), mods)))
+        return dict(zip(mods, pool.map(one, mods)))
+
+
+def check_parameters(args, params):
+    """Records the parameters a search's records depend on in
+    args.out/search.json, or checks that a rerun's are the same (its
+    records are replayed, so they must mean the same runs)."""
+    path = os.path.join(args.out, "search.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+        if old != params:
+            raise SystemExit(f"{path}: the records in {args.out} were made "
+                             f"with {old}, not {params}; use another --out")
+        return
+    os.makedirs(args.out, exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(params, f)
+    os.replace(path + ".tmp", path)

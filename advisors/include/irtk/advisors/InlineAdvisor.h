@@ -60,8 +60,9 @@ struct InlineAdvisorOptions {
       ir2vec::EmbeddingKind::Symbolic;
   ir2vec::VocabOptions Vocab;
   /// With the default policy, the module's FlipAt-th decision the policy is
-  /// asked (from 0) is the opposite of the default one (for a search of
-  /// better decisions); logged as taken.
+  /// asked (from 0) is the opposite of the one it would take there (the
+  /// default's, or in a caller of FollowCallersPath that caller's
+  /// teacher's), for a search of better decisions; logged as taken.
   std::optional<unsigned> FlipAt;
   /// With the default policy, a file of lines "<threshold> <function>": at
   /// the call sites in each named caller, the default policy decides as
