@@ -101,8 +101,7 @@ public:
       std::optional<ir2vec::EmbeddingKind> Kind, const vocab::Vocabulary *Vocab,
       std::vector<std::pair<std::string, std::function<bool(CallBase &)>>>
           TeacherDecisions,
-      std::optional<unsigned> FlipAt,
-      StringMap<std::function<bool(CallBase &)>> CallerTeachers,
+      std::optional<unsigned> FlipAt, StringMap<size_t> CallerTeachers,
       std::string TracePath)
       : MLInlineAdvisor(M, MAM, std::move(GetRunner), std::move(GetDefault)),
         Kind(Kind), Vocab(Vocab), FlipAt(FlipAt),
@@ -117,8 +116,7 @@ public:
       CallerIndex = findFeature(Specs, EmbeddingNames[1]);
     }
     for (auto &[Name, Decide] : TeacherDecisions)
-      if (std::optional<size_t> I = findFeature(Specs, Name))
-        Teachers.emplace_back(*I, std::move(Decide));
+      Teachers.emplace_back(findFeature(Specs, Name), std::move(Decide));
     runner().switchContext(M.getModuleIdentifier());
   }
 
@@ -179,16 +177,21 @@ protected:
     if (CallerIndex && R.readsInput(*CallerIndex))
       setEmbedding(*CB.getCaller(), *CallerIndex);
     for (auto &[Index, Decide] : Teachers)
-      if (R.readsInput(Index))
-        *R.getTensor<int64_t>(Index) = Decide(CB);
+      if (Index && R.readsInput(*Index))
+        *R.getTensor<int64_t>(*Index) = Decide(CB);
     if (R.kind() == PolicyKind::Default) {
       // What the default policy takes, when not its default: the teacher
       // of the caller, then the flip of whichever decides.
       std::optional<bool> Taken;
       if (!CallerTeachers.empty()) {
         auto It = CallerTeachers.find(CB.getCaller()->getName());
-        if (It != CallerTeachers.end())
-          Taken = It->second(CB);
+        if (It != CallerTeachers.end()) {
+          // The teacher's feature holds its decision when the log reads it.
+          auto &[Index, Decide] = Teachers[It->second];
+          Taken = Index && R.readsInput(*Index)
+                      ? *R.getTensor<int64_t>(*Index) != 0
+                      : Decide(CB);
+        }
       }
       if (FlipAt && *FlipAt == Asked)
         Taken =
@@ -235,16 +238,19 @@ private:
   std::optional<ir2vec::EmbeddingKind> Kind;
   const vocab::Vocabulary *Vocab;
   std::optional<unsigned> FlipAt;
-  /// The teacher the default policy follows in each named caller.
-  StringMap<std::function<bool(CallBase &)>> CallerTeachers;
+  /// The teacher (its place in Teachers) the default policy follows in each
+  /// named caller.
+  StringMap<size_t> CallerTeachers;
   /// Where the decisions' trace goes (none: empty), and the trace.
   std::string TracePath, Trace;
   /// Decisions the policy was asked in this module.
   unsigned Asked = 0;
   size_t DefaultIndex = 0;
   std::optional<size_t> CalleeIndex, CallerIndex;
-  /// Each teacher's feature and its heuristic.
-  std::vector<std::pair<size_t, std::function<bool(CallBase &)>>> Teachers;
+  /// Each teacher's feature (none when the inputs lack it) and its
+  /// heuristic, in the order of the options' teachers.
+  std::vector<std::pair<std::optional<size_t>, std::function<bool(CallBase &)>>>
+      Teachers;
   /// Function embeddings as floats, as the features hold them.
   std::map<const Function *, std::vector<float>> Embeddings;
 };
@@ -350,7 +356,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
                              Twine(*Opts.Follow) + ": not a teacher");
     return Stock();
   }
-  StringMap<std::function<bool(CallBase &)>> CallerTeachers;
+  StringMap<size_t> CallerTeachers;
   if (!Opts.FollowCallersPath.empty()) {
     Expected<StringMap<int>> Map = readCallerTeachers(Opts.FollowCallersPath);
     if (!Map) {
@@ -368,8 +374,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
                                  "') is not a teacher (-irtk-inline-teachers)");
         return Stock();
       }
-      CallerTeachers[Caller] =
-          TeacherDecisions[T - Opts.Teachers.begin()].second;
+      CallerTeachers[Caller] = T - Opts.Teachers.begin();
     }
   }
 
