@@ -77,13 +77,12 @@ def teacher_decisions(run, teachers):
     return out
 
 
-def follow_args(args, path, follow, write=True):
-    if not write:
-        return ["-mllvm", "-irtk-inline-follow-callers=" + path]
-    with open(path + ".tmp", "w") as f:
-        for caller, t in sorted(follow.items()):
-            f.write(f"{t} {caller}\n")
-    os.replace(path + ".tmp", path)
+def follow_args(path, follow, write=True):
+    """The clang arguments that follow the callers of `follow` ({caller:
+    teacher}), written to `path` unless it is recorded already."""
+    if write:
+        traininglog.write_file(path, "".join(
+            f"{t} {caller}\n" for caller, t in sorted(follow.items())))
     return ["-mllvm", "-irtk-inline-follow-callers=" + path]
 
 
@@ -111,7 +110,7 @@ def search(args, module):
             base = os.path.join(args.out, "runs", module, name)
             recorded = os.path.exists(base + ".status")
             run = compile_one(args, module, name, teach + follow_args(
-                args, base + ".callers", trial, write=not recorded))
+                base + ".callers", trial, write=not recorded))
             step += 1
             if run:
                 tried.append((run.size, t, changes, run))
@@ -134,28 +133,16 @@ def write_outputs(args, results):
             continue
         stock, best, follow, mrows = r
         rows += mrows
-        cpath = os.path.join(args.out, "callers", m + ".txt")
-        os.makedirs(os.path.dirname(cpath), exist_ok=True)
-        follow_args(args, cpath, follow)
+        follow_args(os.path.join(args.out, "callers", m + ".txt"), follow)
         header, contexts = traininglog.read_contexts(best.log)
         if not contexts or not contexts[0][2]:
             continue
         path = os.path.join(args.out, "steps", m + ".log")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path + ".tmp", "wb") as f:
-            f.write(header + contexts[0][1])
-        os.replace(path + ".tmp", path)
+        traininglog.write_file(path, header + contexts[0][1])
         lines.append(path)
-    with open(os.path.join(args.out, "outcomes.tsv.tmp"), "w") as f:
-        f.write("module\tcaller\tteacher\tchanges\tbefore\tafter\tkept\n")
-        for row in rows:
-            f.write("\t".join(map(str, row)) + "\n")
-    os.replace(os.path.join(args.out, "outcomes.tsv.tmp"),
-               os.path.join(args.out, "outcomes.tsv"))
-    with open(os.path.join(args.out, "steps.txt.tmp"), "w") as f:
-        f.write("".join(line + "\n" for line in lines))
-    os.replace(os.path.join(args.out, "steps.txt.tmp"),
-               os.path.join(args.out, "steps.txt"))
+    traininglog.write_search(args.out, lines, [
+        "module", "caller", "teacher", "changes", "before", "after", "kept"],
+        rows)
     return rows
 
 

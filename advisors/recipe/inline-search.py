@@ -90,19 +90,10 @@ def write_outputs(args, results):
         if not chosen:
             continue
         path = os.path.join(args.out, "steps", m + ".log")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path + ".tmp", "wb") as f:
-            f.write(header + head + b"".join(chosen))
-        os.replace(path + ".tmp", path)
+        traininglog.write_file(path, header + head + b"".join(chosen))
         lines.append(path)
-    with open(os.path.join(args.out, "outcomes.tsv.tmp"), "w") as f:
-        f.write("module\tk\tdefault\tstock\tflipped\n")
-        for row in rows:
-            f.write("\t".join(map(str, row)) + "\n")
-    os.replace(os.path.join(args.out, "outcomes.tsv.tmp"),
-               os.path.join(args.out, "outcomes.tsv"))
-    with open(os.path.join(args.out, "steps.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    traininglog.write_search(
+        args.out, lines, ["module", "k", "default", "stock", "flipped"], rows)
     return rows
 
 

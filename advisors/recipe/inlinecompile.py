@@ -17,6 +17,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import traininglog
+
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
 
 
@@ -78,9 +80,7 @@ def compile_one(args, module, name, extra):
     for tmp in (obj, log, trace):
         if os.path.exists(tmp):
             os.remove(tmp)
-    with open(status + ".tmp", "w") as f:
-        f.write(f"ok {size}\n" if ok else "failed 0\n")
-    os.replace(status + ".tmp", status)
+    traininglog.write_file(status, f"ok {size}\n" if ok else "failed 0\n")
     return Run(base, size) if ok else None
 
 
@@ -130,7 +130,4 @@ def check_parameters(args, params):
             raise SystemExit(f"{path}: the records in {args.out} were made "
                              f"with {old}, not {params}; use another --out")
         return
-    os.makedirs(args.out, exist_ok=True)
-    with open(path + ".tmp", "w") as f:
-        json.dump(params, f)
-    os.replace(path + ".tmp", path)
+    traininglog.write_file(path, json.dumps(params))

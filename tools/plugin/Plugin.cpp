@@ -222,8 +222,10 @@ static cl::opt<int> InlineFollow(
 static cl::opt<unsigned> InlineFlipAt(
     "irtk-inline-flip-at",
     cl::desc("With -irtk-inline-policy=default, take the opposite of the "
-             "default decision at the module's K-th decision (from 0) the "
-             "policy is asked (for a search of better decisions)"),
+             "decision it would take (the default's, or the caller's teacher's "
+             "under -irtk-inline-follow-callers) at the module's K-th decision "
+             "(from 0) the policy is asked (for a search of better "
+             "decisions)"),
     cl::value_desc("K"), cl::cat(InlineCategory));
 
 static cl::opt<std::string> InlineFollowCallers(

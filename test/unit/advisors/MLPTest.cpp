@@ -40,6 +40,15 @@ const char *const Model = R"({
   "output": {"kind": "logit"}
 })";
 
+/// The model of \p Text bound to twoInputs(); an error from parsing or
+/// binding.
+Expected<std::unique_ptr<MLPModel>> bindTwoInputs(StringRef Text) {
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
+  if (!D)
+    return D.takeError();
+  return MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+}
+
 std::string errorOf(StringRef Text) {
   Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
   if (D)
@@ -48,10 +57,7 @@ std::string errorOf(StringRef Text) {
 }
 
 TEST(MLPTest, EvaluatesLayersWithNormalisation) {
-  Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
-  ASSERT_TRUE(!!D) << toString(D.takeError());
-  Expected<std::unique_ptr<MLPModel>> M =
-      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+  Expected<std::unique_ptr<MLPModel>> M = bindTwoInputs(Model);
   ASSERT_TRUE(!!M) << toString(M.takeError());
   int64_t A = 3, Default = 0;
   float B[2] = {0.25f, 0.0f};
@@ -69,10 +75,7 @@ TEST(MLPTest, ALogitDepartsFromTheDefaultOnlyBeyondTheMargin) {
   std::string Output = R"("kind": "logit"})";
   Text.replace(Text.find(Output), Output.size(),
                R"("kind": "logit", "default_margin": 2})");
-  Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
-  ASSERT_TRUE(!!D) << toString(D.takeError());
-  Expected<std::unique_ptr<MLPModel>> M =
-      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
+  Expected<std::unique_ptr<MLPModel>> M = bindTwoInputs(Text);
   ASSERT_TRUE(!!M) << toString(M.takeError());
   int64_t A = 3, Default = 0;
   float B[2] = {0.25f, 0.0f};
@@ -87,11 +90,8 @@ TEST(MLPTest, ALogitDepartsFromTheDefaultOnlyBeyondTheMargin) {
 }
 
 TEST(MLPTest, ReadsOnlyTheInputsItNames) {
-  Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
-  ASSERT_TRUE(!!D);
-  Expected<std::unique_ptr<MLPModel>> M =
-      MLPModel::bind(std::move(*D), twoInputs(), "m.json");
-  ASSERT_TRUE(!!M);
+  Expected<std::unique_ptr<MLPModel>> M = bindTwoInputs(Model);
+  ASSERT_TRUE(!!M) << toString(M.takeError());
   EXPECT_TRUE((*M)->readsInput(0));
   EXPECT_TRUE((*M)->readsInput(1));
   EXPECT_FALSE((*M)->readsInput(2)); // inlining_default: not an input
