@@ -10,6 +10,7 @@ PACKAGES=(
   libzstd-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
   pybind11-dev python3-dev python3-numpy python3-matplotlib dpkg-dev
   pandoc # the man pages, from docs/CommandGuide
+  file # cpack -G DEB: CPACK_DEBIAN_PACKAGE_SHLIBDEPS runs dpkg-shlibdeps on file(1)'s verdicts
   python3-pip python3-setuptools python3-wheel python3-venv # pip install .
   python3-distributed python3-dask # ir2vec.distributed (Dask)
   libclang-rt-22-dev # libFuzzer and the sanitizer runtimes (test.sh --fuzz)
