@@ -17,8 +17,10 @@
 #include "irtk/advisors/EvictionAdvisor.h"
 #include "AllocationOrderMirror.h"
 #include "irtk/advisors/MLP.h"
+#include "irtk/ir2vec/Diagnostics.h"
 #include "irtk/mir2vec/Embedder.h"
 #include "irtk/mir2vec/Loader.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -198,7 +200,7 @@ struct Session {
       Error = std::move(Message);
     if (!Reported) {
       Reported = true;
-      Ctx.emitError("irtk: " + Error);
+      ir2vec::reportError(Ctx, "irtk: " + Error);
     }
   }
 
@@ -225,6 +227,13 @@ bool Session::setUp(const MachineFunction &MF) {
     }
     Embeddings = *R;
   }
+  // A vocabulary the user named must exist even when nothing reads it.
+  if (!Embeddings && !O.VocabularyPath.empty())
+    if (llvm::Error E =
+            support::checkReadable(O.VocabularyPath, "vocabulary")) {
+      fail(Ctx, toString(std::move(E)));
+      return false;
+    }
   if (Embeddings) {
     const TargetSubtargetInfo &STI = MF.getSubtarget();
     Layout = mir2vec::TargetLayout::create(
@@ -629,9 +638,12 @@ MCRegister Advisor::tryFindEvictionCandidate(
   int64_t Pos = Runner.evaluate<int64_t>();
   S.Decided = true;
   ++S.InFunction;
-  // An answer outside the allowed positions is not carried out.
-  if (Pos < 0 || Pos > NoEvictionPos || !Mask[Pos])
+  // An answer outside the allowed positions is not carried out (and
+  // counted: the runner reports how many).
+  if (Pos < 0 || Pos > NoEvictionPos || !Mask[Pos]) {
+    Runner.noteOverruled();
     return StockReg;
+  }
   if (Pos == NoEvictionPos)
     return MCRegister::NoRegister;
   return Regs[Pos];
@@ -699,7 +711,7 @@ public:
   bool doFinalization(Module &M) override {
     if (S.Runner)
       if (Error E = S.Runner->finish())
-        M.getContext().emitError("irtk: " + toString(std::move(E)));
+        ir2vec::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
     return false;
   }
 

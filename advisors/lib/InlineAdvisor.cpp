@@ -8,6 +8,7 @@
 
 #include "irtk/advisors/InlineAdvisor.h"
 #include "irtk/advisors/MLP.h"
+#include "irtk/ir2vec/Diagnostics.h"
 #include "irtk/support/OutputFile.h"
 #include "irtk/support/ReadFile.h"
 
@@ -127,7 +128,7 @@ public:
           OS << Trace;
           return Error::success();
         }))
-      M.getContext().emitError("irtk: " + toString(std::move(E)));
+      ir2vec::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
   }
 
   PolicyRunner &runner() { return *static_cast<PolicyRunner *>(&*ModelRunner); }
@@ -199,7 +200,16 @@ protected:
       if (Taken)
         R.overrideNextDefault(*Taken);
     }
-    bool Decision = R.evaluate<int64_t>() != 0;
+    // Only 0 (do not inline) and 1 (inline) are decisions: stock decides
+    // where a model or a host answers anything else.
+    int64_t Answer = R.evaluate<int64_t>();
+    bool Decision = Answer != 0;
+    if (Answer != 0 && Answer != 1) {
+      R.noteOverruled();
+      Decision = R.readsInput(DefaultIndex)
+                     ? *R.getTensor<int64_t>(DefaultIndex) != 0
+                     : GetDefaultAdvice(CB);
+    }
     if (!TracePath.empty())
       raw_string_ostream(Trace)
           << Asked << '\t' << CB.getCaller()->getName() << '\t'
@@ -319,12 +329,18 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
         Opts.Policy,
         [](StringRef F) { return is_contained(EmbeddingNames, F); }, Model);
     if (!R) {
-      M.getContext().emitError("irtk: " + toString(R.takeError()));
+      ir2vec::reportError(M.getContext(), "irtk: " + toString(R.takeError()));
       return Stock();
     }
     if (!*R)
       Embedding.reset();
   }
+  // A vocabulary the user named must exist even when nothing reads it.
+  if (!Embedding && !Opts.Vocab.Path.empty())
+    if (Error E = support::checkReadable(Opts.Vocab.Path, "vocabulary")) {
+      ir2vec::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
+      return Stock();
+    }
   const vocab::Vocabulary *Vocab = nullptr;
   if (Embedding) {
     const ir2vec::VocabAnalysis::Result &VR =
@@ -351,16 +367,17 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
       Follow = T.featureName();
   }
   if (Opts.Follow && !Follow) {
-    M.getContext().emitError("irtk: the default policy cannot follow "
-                             "threshold " +
-                             Twine(*Opts.Follow) + ": not a teacher");
+    ir2vec::reportError(M.getContext(),
+                        "irtk: the default policy cannot follow "
+                        "threshold " +
+                            Twine(*Opts.Follow) + ": not a teacher");
     return Stock();
   }
   StringMap<size_t> CallerTeachers;
   if (!Opts.FollowCallersPath.empty()) {
     Expected<StringMap<int>> Map = readCallerTeachers(Opts.FollowCallersPath);
     if (!Map) {
-      M.getContext().emitError("irtk: " + toString(Map.takeError()));
+      ir2vec::reportError(M.getContext(), "irtk: " + toString(Map.takeError()));
       return Stock();
     }
     for (const auto &[Caller, Threshold] : *Map) {
@@ -368,10 +385,10 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
         return T.Threshold == Threshold;
       });
       if (T == Opts.Teachers.end()) {
-        M.getContext().emitError("irtk: " + Opts.FollowCallersPath +
-                                 ": threshold " + Twine(Threshold) + " (for '" +
-                                 Caller +
-                                 "') is not a teacher (-irtk-inline-teachers)");
+        ir2vec::reportError(M.getContext(),
+                            "irtk: " + Opts.FollowCallersPath + ": threshold " +
+                                Twine(Threshold) + " (for '" + Caller +
+                                "') is not a teacher (-irtk-inline-teachers)");
         return Stock();
       }
       CallerTeachers[Caller] = T - Opts.Teachers.begin();
@@ -408,7 +425,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
     return A;
   A->dropTrace();
   delete A;
-  M.getContext().emitError("irtk: " + RunnerError);
+  ir2vec::reportError(M.getContext(), "irtk: " + RunnerError);
   return Stock();
 }
 

@@ -7,11 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/Policy.h"
+#include "Channel.h"
 #include "irtk/advisors/MLP.h"
+#include "irtk/ir2vec/Diagnostics.h"
 #include "irtk/support/OutputFile.h"
 
-#include "llvm/Analysis/InteractiveModelRunner.h"
 #include "llvm/Analysis/Utils/TrainingLogger.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -94,15 +96,7 @@ PolicyRunner::PolicyRunner(LLVMContext &Ctx, PolicySpec Spec,
 
 PolicyRunner::~PolicyRunner() {
   if (Error E = finish())
-    Ctx.emitError("irtk: " + toString(std::move(E)));
-}
-
-static Error pipeMissing(StringRef Path) {
-  return createStringError(inconvertibleErrorCode(),
-                           "%s: cannot open the interactive channel: no such "
-                           "file (the host must create <base>.in and "
-                           "<base>.out, e.g. with mkfifo)",
-                           Path.str().c_str());
+    ir2vec::reportError(Ctx, "irtk: " + toString(std::move(E)));
 }
 
 Expected<std::unique_ptr<PolicyRunner>>
@@ -153,13 +147,16 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
                                "the interactive policy needs the pipes' base "
                                "name (%schannel=<base>)",
                                Opts.OptionPrefix.c_str());
-    std::string In = Opts.InteractiveBase + ".in";
-    std::string Out = Opts.InteractiveBase + ".out";
-    for (const std::string &P : {In, Out})
-      if (!sys::fs::exists(P))
-        return pipeMissing(P);
-    R->Interactive = std::make_unique<InteractiveModelRunner>(
-        Ctx, S.Inputs, S.Decision, Out, In);
+    if (Opts.ChannelTimeout == 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "%schannel-timeout must be at least 1 second",
+                               Opts.OptionPrefix.c_str());
+    Expected<std::unique_ptr<InteractiveChannel>> C = InteractiveChannel::open(
+        Opts.InteractiveBase, S.Inputs, S.Decision, Opts.ChannelTimeout,
+        Opts.OptionPrefix + "channel-timeout");
+    if (!C)
+      return C.takeError();
+    R->Interactive = std::move(*C);
     break;
   }
   }
@@ -221,8 +218,9 @@ void PolicyRunner::startPendingContext() {
     logReward(0);
     Log->switchContext(*PendingContext);
   }
-  if (Interactive)
-    Interactive->switchContext(*PendingContext);
+  if (Interactive && !ChannelFailed)
+    if (Error E = Interactive->switchContext(*PendingContext))
+      failChannel(std::move(E));
   PendingContext.reset();
 }
 
@@ -234,22 +232,37 @@ int64_t PolicyRunner::decide() {
       Override.reset();
       return D;
     }
-    return static_cast<int64_t>(readScalar(Spec.Inputs[Spec.DefaultIndex],
-                                           getTensorUntyped(Spec.DefaultIndex),
-                                           0));
+    return defaultDecision();
   case PolicyKind::Model: {
     std::vector<const void *> Buffers(Spec.Inputs.size());
     for (size_t I = 0; I < Buffers.size(); ++I)
       Buffers[I] = getTensorUntyped(I);
     return Model->evaluate(Buffers);
   }
-  case PolicyKind::Interactive:
-    for (size_t I = 0; I < Spec.Inputs.size(); ++I)
-      std::memcpy(Interactive->getTensorUntyped(I), getTensorUntyped(I),
-                  Spec.Inputs[I].getTotalTensorBufferSize());
-    return Interactive->evaluate<int64_t>();
+  case PolicyKind::Interactive: {
+    if (!ChannelFailed) {
+      std::vector<const void *> Buffers(Spec.Inputs.size());
+      for (size_t I = 0; I < Buffers.size(); ++I)
+        Buffers[I] = getTensorUntyped(I);
+      Expected<int64_t> D = Interactive->ask(Buffers);
+      if (D)
+        return *D;
+      failChannel(D.takeError());
+    }
+    return defaultDecision();
+  }
   }
   return 0;
+}
+
+int64_t PolicyRunner::defaultDecision() const {
+  return static_cast<int64_t>(readScalar(
+      Spec.Inputs[Spec.DefaultIndex], getTensorUntyped(Spec.DefaultIndex), 0));
+}
+
+void PolicyRunner::failChannel(Error E) {
+  ChannelFailed = true;
+  ir2vec::reportError(Ctx, "irtk: " + toString(std::move(E)));
 }
 
 void *PolicyRunner::evaluateUntyped() {
@@ -280,6 +293,14 @@ void PolicyRunner::logReward(float Value) {
 }
 
 Error PolicyRunner::finish() {
+  if (Overruled) {
+    Ctx.diagnose(DiagnosticInfoGeneric(
+        "irtk: " + Twine(Overruled) + " of " + Twine(Decisions) + " " +
+            Spec.Advisor + " decisions of the " + policyKindName(Opts.Kind) +
+            " policy were not legal choices; stock's were taken for them",
+        DS_Warning));
+    Overruled = 0;
+  }
   if (!LogFile)
     return Error::success();
   logReward(0);

@@ -11,7 +11,10 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <typeinfo>
 
 using namespace llvm;
 
@@ -43,6 +46,16 @@ DiagnosticCollector::DiagnosticCollector(LLVMContext &Ctx) : Ctx(Ctx) {
 
 DiagnosticCollector::~DiagnosticCollector() {
   Ctx.setDiagnosticHandlerCallBack(ignore, nullptr);
+}
+
+void reportError(LLVMContext &Ctx, const Twine &Msg) {
+  // LLVMContext::diagnose exits after printing an error that no handler
+  // took: the base DiagnosticHandler without a callback takes none.
+  const DiagnosticHandler *H = Ctx.getDiagHandlerPtr();
+  if (!H ||
+      (typeid(*H) == typeid(DiagnosticHandler) && !H->DiagHandlerCallback))
+    sys::RunInterruptHandlers();
+  Ctx.emitError(Msg);
 }
 
 } // namespace irtk::ir2vec

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Passes.h"
+#include "irtk/ir2vec/Diagnostics.h"
 #include "irtk/ir2vec/Walk.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/OutputFile.h"
@@ -47,14 +48,14 @@ VocabAnalysis::Result VocabAnalysis::run(Module &M, ModuleAnalysisManager &) {
                         "set it with -irtk-vocab-path";
       if (!Opts.DefaultPath.empty())
         Msg += " (no default vocabulary at '" + Opts.DefaultPath + "')";
-      M.getContext().emitError(Msg);
+      reportError(M.getContext(), Msg);
       return R;
     }
     Path = Opts.DefaultPath;
   }
   Expected<vocab::Vocabulary> V = loadVocabulary(Path, Opts.Weights);
   if (!V) {
-    M.getContext().emitError("irtk: " + toString(V.takeError()));
+    reportError(M.getContext(), "irtk: " + toString(V.takeError()));
     return R;
   }
   Cached = std::make_shared<const vocab::Vocabulary>(std::move(*V));
@@ -167,9 +168,10 @@ private:
 PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
                                              ModuleAnalysisManager &MAM) {
   if (Opts.OutputPath.empty() && !Opts.AttachMetadata) {
-    M.getContext().emitError("irtk: irtk-record-embeddings has nothing to do; "
-                             "set -irtk-record-embeddings=FILE and/or "
-                             "-irtk-record-metadata");
+    reportError(M.getContext(),
+                "irtk: irtk-record-embeddings has nothing to do; "
+                "set -irtk-record-embeddings=FILE and/or "
+                "-irtk-record-metadata");
     return PreservedAnalyses::all();
   }
   const VocabAnalysis::Result &VR = MAM.getResult<VocabAnalysis>(M);
@@ -183,8 +185,8 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
   W.walkModule(M, S);
   if (!Opts.OutputPath.empty() && !Lines.empty())
     if (Error Err = appendLocked(Opts.OutputPath, Lines))
-      M.getContext().emitError("irtk: cannot write embeddings: " +
-                               toString(std::move(Err)));
+      reportError(M.getContext(),
+                  "irtk: cannot write embeddings: " + toString(std::move(Err)));
   // Attaching metadata changes no analysis result.
   return PreservedAnalyses::all();
 }

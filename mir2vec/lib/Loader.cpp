@@ -98,10 +98,15 @@ MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
     return Deferred.originalLocation(std::move(Msg),
                                      InBuffer ? StringRef(BufferName) : Name);
   };
+  // The target a file without a triple (and no override) is read for.
+  std::string AssumedTriple;
   auto Finish = [&](std::string Error) {
     R.Warnings.clear();
     for (std::string &W : C.Warnings)
       R.Warnings.push_back(Relocate(std::move(W)));
+    if (!AssumedTriple.empty())
+      R.Warnings.push_back("the file names no target triple; read as " +
+                           AssumedTriple + " (the host's)");
     if (Error.empty() && !C.FirstError.empty())
       Error = C.FirstError;
     // The YAML reader names the buffer "YAML", and some of the MIR
@@ -130,6 +135,8 @@ MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
                   ? (DataLayoutTriple.empty() ? sys::getDefaultTargetTriple()
                                               : DataLayoutTriple.str())
                   : TripleOverride.str());
+    if (TripleOverride.empty() && DataLayoutTriple.empty())
+      AssumedTriple = TT.str();
     std::string Err;
     const Target *T = TargetRegistry::lookupTarget(TT, Err);
     if (!T) {

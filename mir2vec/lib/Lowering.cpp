@@ -16,6 +16,7 @@
 #include "llvm/CodeGen/MachineFunctionPass.h"
 #include "llvm/CodeGen/MachineModuleInfo.h"
 #include "llvm/CodeGen/Passes.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCContext.h"
@@ -180,10 +181,36 @@ bool CapturePass::runOnMachineFunction(MachineFunction &MF) {
 
 } // namespace
 
+/// The first call to another target's intrinsic (llvm.aarch64.* in an x86-64
+/// module), which instruction selection cannot lower: it aborts the process
+/// ("Cannot select"), so such modules are refused before lowering.
+static std::optional<std::string> foreignIntrinsicCall(const Module &M,
+                                                       const Triple &TT) {
+  StringRef Ours = Triple::getArchTypePrefix(TT.getArch());
+  for (const Function &F : M) {
+    if (!F.isTargetIntrinsic())
+      continue;
+    StringRef Prefix = F.getName().drop_front(5).split('.').first;
+    if (Prefix == Ours)
+      continue;
+    for (const User *U : F.users())
+      if (const auto *CB = dyn_cast<CallBase>(U))
+        return ("function '" + CB->getFunction()->getName() + "' calls " +
+                F.getName() + ", an intrinsic of another target (" + Prefix +
+                ") than " + TT.str() + ", which cannot be lowered")
+            .str();
+  }
+  return std::nullopt;
+}
+
 MachineModule lowerModule(std::unique_ptr<Module> M, StringRef Name,
                           const LoweringOptions &O, StringRef TripleName) {
   MachineModule R;
   std::string TT = loweringTriple(*M, TripleName);
+  if (std::optional<std::string> Call = foreignIntrinsicCall(*M, Triple(TT))) {
+    R.Error = (Name + ": " + *Call).str();
+    return R;
+  }
   Expected<std::unique_ptr<TargetMachine>> TM =
       createTargetMachine(TT, O.OptLevel);
   if (!TM) {

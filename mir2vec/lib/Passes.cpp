@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/mir2vec/Passes.h"
+#include "irtk/ir2vec/Diagnostics.h"
 
 #include "Pipeline.h"
 
@@ -110,7 +111,7 @@ public:
       // Once per module, not per function.
       if (ReportedFor != MF.getFunction().getParent()) {
         ReportedFor = MF.getFunction().getParent();
-        Ctx.emitError("irtk: " + S.Error);
+        ir2vec::reportError(Ctx, "irtk: " + S.Error);
       }
       return false;
     }
@@ -126,8 +127,8 @@ public:
       raw_string_ostream OS(Lines);
       writeFunctionEmbeddings(MF, *S.Vocabulary, *S.Layout, EO, OS);
       if (Error E = support::appendLocked(O.RecordFile, Lines))
-        Ctx.emitError("irtk: cannot record MIR embeddings: " +
-                      toString(std::move(E)));
+        ir2vec::reportError(Ctx, "irtk: cannot record MIR embeddings: " +
+                                     toString(std::move(E)));
     }
     return false;
   }

@@ -8,6 +8,8 @@
 
 #include "irtk/support/ReadFile.h"
 
+#include "llvm/Support/FileSystem.h"
+
 using namespace llvm;
 
 namespace irtk::support {
@@ -21,6 +23,24 @@ Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path, StringRef What,
                                                  ": " +
                                                  Buf.getError().message());
   return std::move(*Buf);
+}
+
+Error checkReadable(StringRef Path, StringRef What) {
+  auto Fail = [&](std::error_code EC) {
+    return createStringError(EC, Path + ": cannot read " + What + ": " +
+                                     EC.message());
+  };
+  int FD;
+  if (std::error_code EC = sys::fs::openFileForRead(Path, FD))
+    return Fail(EC);
+  sys::fs::file_status S;
+  std::error_code EC = sys::fs::status(FD, S);
+  sys::fs::closeFile(FD);
+  if (EC)
+    return Fail(EC);
+  if (sys::fs::is_directory(S))
+    return Fail(std::make_error_code(std::errc::is_a_directory));
+  return Error::success();
 }
 
 } // namespace irtk::support

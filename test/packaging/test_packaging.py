@@ -57,6 +57,13 @@ def hostEnv(**extra):
     return env
 
 
+def neededLibraries(path):
+    """The DT_NEEDED entries of the ELF file \p path."""
+    out = run(["objdump", "-p", path])
+    return [l.split()[1] for l in out.splitlines()
+            if l.strip().startswith("NEEDED")]
+
+
 def cliFunctionVectors(tool, env=None):
     """{function: first three elements} as llvm-ir2vec prints them (%.2f),
     with the default vocabulary."""
@@ -117,6 +124,29 @@ class CMakePackage(Temp):
         with open(os.path.join(example, "CMakeCache.txt")) as f:
             cache = f.read()
         self.assertIn(f"irtk_DIR:PATH={prefix}/lib/cmake/irtk", cache)
+        # The example names irtk::ir2vec alone: libLLVM came with it.
+        self.assertTrue(any(n.startswith("libLLVM") for n in
+                            neededLibraries(os.path.join(example,
+                                                         "embed-functions"))))
+
+        # A pass plugin asks for no LLVM library (its host provides LLVM).
+        plugin = self.writeProject({
+            "plug.cpp": ('#include "irtk/ir2vec/Embedder.h"\n'
+                         'extern "C" int irtkPlug() { return 0; }\n'),
+            "CMakeLists.txt": (
+                "cmake_minimum_required(VERSION 3.20)\n"
+                "project(p LANGUAGES CXX)\n"
+                "set(irtk_LINK_LLVM OFF)\n"
+                "find_package(irtk 0.1 CONFIG REQUIRED)\n"
+                "add_library(plug MODULE plug.cpp)\n"
+                "target_link_libraries(plug PRIVATE irtk::ir2vec)\n"
+                "set_target_properties(plug PROPERTIES PREFIX \"\")\n")})
+        pbuild = os.path.join(self.tmp, "plugin")
+        run(["cmake", "-S", plugin, "-B", pbuild, "-G", "Ninja",
+             "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={prefix}"])
+        run(["cmake", "--build", pbuild])
+        needed = neededLibraries(os.path.join(pbuild, "plug.so"))
+        self.assertFalse(any(n.startswith("libLLVM") for n in needed), needed)
 
     def test_version_mismatch_is_refused(self):
         consumer = self.writeProject({"CMakeLists.txt": (

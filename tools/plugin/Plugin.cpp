@@ -30,6 +30,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/RegisterTargetPassConfigCallback.h"
 
@@ -151,14 +152,15 @@ static cl::OptionCategory
     InlineCategory("IR2Vec Toolkit (irtk) inline advisor options");
 
 /// The options every advisor has, for advisor <name>: -irtk-<name>-policy,
-/// -irtk-<name>-model, -irtk-<name>-channel and -irtk-<name>-log.
+/// -irtk-<name>-model, -irtk-<name>-channel, -irtk-<name>-channel-timeout
+/// and -irtk-<name>-log.
 class PolicyFlags {
 public:
   /// \p What names what the advisor replaces ("the inliner's advisor").
   PolicyFlags(StringRef Name, StringRef What, cl::OptionCategory &Category)
       : Prefix(("irtk-" + Name + "-").str()), PolicyName(Prefix + "policy"),
         ModelName(Prefix + "model"), ChannelName(Prefix + "channel"),
-        LogName(Prefix + "log"),
+        TimeoutName(Prefix + "channel-timeout"), LogName(Prefix + "log"),
         PolicyDesc(("Replace " + What +
                     " by irtk's, deciding by this policy "
                     "(without the option, it is stock)")
@@ -179,6 +181,11 @@ public:
                 cl::desc("The interactive policy's pipes: <base>.in "
                          "(decisions) and <base>.out (features)"),
                 cl::value_desc("base"), cl::cat(Category)),
+        Timeout(StringRef(TimeoutName), cl::init(60),
+                cl::desc("How long the interactive policy waits for its host "
+                         "(to open the pipes, to read, to answer) before it "
+                         "gives up with an error"),
+                cl::value_desc("seconds"), cl::cat(Category)),
         Log(StringRef(LogName),
             cl::desc("Write every decision to this training log (LLVM's "
                      "format)"),
@@ -192,6 +199,7 @@ public:
     O.Kind = Policy;
     O.ModelPath = Model;
     O.InteractiveBase = Channel;
+    O.ChannelTimeout = Timeout;
     O.LogPath = Log;
     O.OptionPrefix = "-" + Prefix;
     return O;
@@ -199,10 +207,12 @@ public:
 
 private:
   // The option machinery keeps references to names and descriptions.
-  std::string Prefix, PolicyName, ModelName, ChannelName, LogName, PolicyDesc,
-      LogHelp, ModelHelp, ChannelHelp;
+  std::string Prefix, PolicyName, ModelName, ChannelName, TimeoutName, LogName,
+      PolicyDesc, LogHelp, ModelHelp, ChannelHelp;
   cl::opt<PolicyKind> Policy;
-  cl::opt<std::string> Model, Channel, Log;
+  cl::opt<std::string> Model, Channel;
+  cl::opt<unsigned> Timeout;
+  cl::opt<std::string> Log;
 };
 
 static PolicyFlags InlineFlags("inline", "the inliner's advisor",
@@ -352,14 +362,45 @@ static std::optional<irtk::advisors::EvictionAdvisorOptions> evictOptions() {
   return O;
 }
 
+/// Whether a code generation pipeline got the eviction advisor.
+static bool EvictionAdvisorInserted = false;
+
 /// Runs whenever llc or clang builds a code generation pipeline, before the
 /// register allocator is added.
 static RegisterTargetPassConfigCallback EvictionAdvisor(
     [](TargetMachine &TM, PassManagerBase &PM, TargetPassConfig *C) {
       if (std::optional<irtk::advisors::EvictionAdvisorOptions> O =
-              evictOptions())
+              evictOptions()) {
         irtk::advisors::insertEvictionAdvisor(TM, PM, *C, *O);
+        EvictionAdvisorInserted = true;
+      }
     });
+
+/// The eviction advisor joins the legacy code generation pipeline only: llc
+/// -enable-new-pm builds none (and a plugin cannot replace the new pass
+/// manager's advisor analysis, which LLVM registers first), and nothing
+/// tells a plugin that it runs there. So when the process ends, a run that
+/// asked for the advisor under -enable-new-pm and never got it is told that
+/// stock decided, rather than left to believe its policy did. The option is
+/// looked up when the plugin is loaded: at exit, llvm_shutdown has emptied
+/// the registry, but llc's option object itself still lives.
+static cl::opt<bool> *newPassManagerOption() {
+  auto &Options = cl::getRegisteredOptions();
+  auto It = Options.find("enable-new-pm");
+  return It == Options.end() ? nullptr
+                             : dynamic_cast<cl::opt<bool> *>(It->second);
+}
+static struct NewPassManagerCodeGenCheck {
+  cl::opt<bool> *NewPM = newPassManagerOption();
+  ~NewPassManagerCodeGenCheck() {
+    if (EvictionAdvisorInserted || !NewPM || !*NewPM || !EvictFlags.get())
+      return;
+    WithColor::warning(errs(), "irtk")
+        << "-irtk-evict-policy applies to the legacy code generation "
+           "pipeline only: under -enable-new-pm the stock eviction advisor "
+           "decided\n";
+  }
+} CheckNewPassManagerCodeGen;
 
 /// The inline advisor's options, or none for the stock inliner. Values the
 /// advisor cannot take are reported when the first module is compiled.

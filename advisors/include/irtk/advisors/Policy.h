@@ -15,7 +15,7 @@
 ///                advisor sets from LLVM's heuristic;
 ///   model        an embedded MLP (MLP.h) over the features it names;
 ///   interactive  an external process, over LLVM's interactive protocol
-///                (two named pipes, llvm::InteractiveModelRunner).
+///                (two named pipes; every wait bounded by a timeout).
 /// With a log path, every decision is also written to a training log in
 /// LLVM's format (llvm/Analysis/Utils/TrainingLogger.h): the features, the
 /// decision and a reward the advisor reports after the fact.
@@ -50,6 +50,7 @@ class OutputFile;
 
 namespace irtk::advisors {
 
+class InteractiveChannel;
 class MLPModel;
 struct MLPDescription;
 
@@ -64,6 +65,9 @@ struct PolicyOptions {
   std::string ModelPath;
   /// The pipes <base>.in and <base>.out (PolicyKind::Interactive).
   std::string InteractiveBase;
+  /// How long the interactive policy waits for the host, in seconds: to
+  /// attach, to take an observation, to answer.
+  unsigned ChannelTimeout = 60;
   /// Training log to write; empty: none.
   std::string LogPath;
   /// How the tool spells the options, for errors ("-irtk-inline-" gives
@@ -92,7 +96,8 @@ class PolicyRunner : public llvm::MLModelRunner {
 public:
   /// Opens what the policy needs: loads and checks the model against the
   /// inputs, creates the log file, opens the pipes (which waits for the
-  /// other process). Errors name the file and the problem.
+  /// other process, up to the channel timeout). Errors name the file and
+  /// the problem.
   static llvm::Expected<std::unique_ptr<PolicyRunner>>
   create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts);
   /// The same, with the model policy's file already read into \p Model (an
@@ -124,6 +129,12 @@ public:
   /// The number of decisions taken so far.
   size_t decisions() const { return Decisions; }
 
+  /// Counts a decision of the model or the host that the advisor did not
+  /// carry out (not a legal choice there: it took stock's instead). finish
+  /// reports the count as a warning.
+  void noteOverruled() { ++Overruled; }
+  size_t overruled() const { return Overruled; }
+
   /// With the default policy, the next decision is \p Decision rather than
   /// the default feature's (a search trying a departure from the default);
   /// it is logged as the decision.
@@ -137,12 +148,20 @@ private:
          MLPDescription *Model);
   void *evaluateUntyped() override;
   int64_t decide();
+  /// The default-decision input's value.
+  int64_t defaultDecision() const;
+  /// Reports a broken channel once; the default decides from then on.
+  void failChannel(llvm::Error E);
   void startPendingContext();
 
   PolicySpec Spec;
   PolicyOptions Opts;
   std::unique_ptr<MLPModel> Model;
-  std::unique_ptr<llvm::MLModelRunner> Interactive;
+  std::unique_ptr<InteractiveChannel> Interactive;
+  /// Set once the channel failed (reported once); the default decides
+  /// from then on.
+  bool ChannelFailed = false;
+  size_t Overruled = 0;
   std::unique_ptr<support::OutputFile> LogFile;
   std::unique_ptr<llvm::Logger> Log;
   bool RewardPending = false;

@@ -15,6 +15,7 @@
 
 namespace llvm {
 class LLVMContext;
+class Twine;
 } // namespace llvm
 
 namespace irtk::ir2vec {
@@ -36,6 +37,13 @@ public:
 private:
   llvm::LLVMContext &Ctx;
 };
+
+/// Ctx.emitError(Msg), for an error that fails the compilation. A context
+/// without a handler of its own (opt's) prints the error and exits at once,
+/// before the tool deletes its half-made output file: so the files the tool
+/// registered for removal on a crash (its ToolOutputFile) are removed first.
+/// Tools with a handler (clang, llc) delete their output themselves.
+void reportError(llvm::LLVMContext &Ctx, const llvm::Twine &Msg);
 
 } // namespace irtk::ir2vec
 

@@ -29,6 +29,11 @@ namespace irtk::support {
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readFile(llvm::StringRef Path, llvm::StringRef What, bool IsText = true);
 
+/// Fails as readFile would on \p Path (missing, unreadable, a directory),
+/// without reading it: for a file the user named that this run does not
+/// need, which must still be there.
+llvm::Error checkReadable(llvm::StringRef Path, llvm::StringRef What);
+
 } // namespace irtk::support
 
 #endif // IRTK_SUPPORT_READFILE_H
