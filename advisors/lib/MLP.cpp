@@ -15,7 +15,9 @@
 #include "Layers.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +27,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 using namespace llvm;
 
@@ -52,11 +55,110 @@ StringRef activationKindName(ActivationKind K) {
   return "linear";
 }
 
+const AdvisorDecisionInfo *findAdvisorDecision(StringRef Advisor) {
+  static const AdvisorDecisionInfo Advisors[] = {
+      {"inline", "inlining_decision", "inlining_default", OutputKind::Logit,
+       ""},
+      {"evict", "index_to_evict", "evict_default", OutputKind::ArgMax,
+       "evictable"},
+  };
+  for (const AdvisorDecisionInfo &A : Advisors)
+    if (A.Advisor == Advisor)
+      return &A;
+  return nullptr;
+}
+
 size_t MLPDescription::inputSize() const {
   size_t N = 0;
   for (const Input &In : Inputs)
     N += In.Mean.size();
   return N;
+}
+
+/// \p X with 3 significant digits, for messages.
+static std::string shortNumber(double X) {
+  std::string S;
+  raw_string_ostream(S) << format("%.3g", X);
+  return S;
+}
+
+Error MLPDescription::checkNumbers(StringRef Name) const {
+  auto Fail = [&](const Twine &Where, const Twine &Msg) -> Error {
+    return createStringError(inconvertibleErrorCode(),
+                             Name + ": " + Where + ": " + Msg);
+  };
+  auto CheckSize = [&](const Twine &Where, size_t Size, size_t Want) {
+    return Size == Want ? Error::success()
+                        : Fail(Where, "has " + Twine(Size) +
+                                          " elements; expected " + Twine(Want));
+  };
+  // Bounds are summed in another order than Eigen sums; half the largest
+  // double leaves rounding far more room than it can take.
+  const double Limit = std::numeric_limits<double>::max() / 2;
+  // The largest magnitude each input of the current layer can have, from
+  // features of up to LargestFeatureValue.
+  std::vector<double> Bound;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    const Input &In = Inputs[I];
+    std::string Where = "inputs[" + std::to_string(I) + "]";
+    if (Error E = CheckSize(Where + ".scale", In.Scale.size(), In.Mean.size()))
+      return E;
+    for (size_t E = 0; E < In.Mean.size(); ++E) {
+      std::string At = "[" + std::to_string(E) + "]";
+      if (!std::isfinite(In.Mean[E]))
+        return Fail(Where + ".mean" + At, "expected a finite number");
+      if (!std::isfinite(In.Scale[E]))
+        return Fail(Where + ".scale" + At, "expected a finite number");
+      if (In.Scale[E] == 0)
+        return Fail(Where + ".scale" + At, "is zero");
+      double B =
+          (LargestFeatureValue + std::abs(In.Mean[E])) / std::abs(In.Scale[E]);
+      if (!(B <= Limit))
+        return Fail(Where + ".scale" + At,
+                    shortNumber(In.Scale[E]) + " makes features of up to " +
+                        shortNumber(LargestFeatureValue) +
+                        " overflow double when normalised");
+      Bound.push_back(B);
+    }
+  }
+  for (size_t L = 0; L < Layers.size(); ++L) {
+    const Layer &Lay = Layers[L];
+    std::string Where = "layers[" + std::to_string(L) + "]";
+    if (Error E =
+            CheckSize(Where + ".bias", Lay.Bias.size(), Lay.Weights.size()))
+      return E;
+    std::vector<double> Next(Lay.Weights.size());
+    for (size_t R = 0; R < Lay.Weights.size(); ++R) {
+      const std::vector<double> &Row = Lay.Weights[R];
+      std::string RowWhere = Where + ".weights[" + std::to_string(R) + "]";
+      if (Error E = CheckSize(RowWhere, Row.size(), Bound.size()))
+        return E;
+      double Sum = std::abs(Lay.Bias[R]);
+      if (!std::isfinite(Lay.Bias[R]))
+        return Fail(Where + ".bias[" + Twine(R) + "]",
+                    "expected a finite number");
+      for (size_t C = 0; C < Row.size(); ++C) {
+        if (!std::isfinite(Row[C]))
+          return Fail(RowWhere + "[" + Twine(C) + "]",
+                      "expected a finite number");
+        double Term = std::abs(Row[C]) * Bound[C];
+        if (!(Term <= Limit))
+          return Fail(RowWhere + "[" + Twine(C) + "]",
+                      shortNumber(Row[C]) + " overflows double: its input " +
+                          "reaches " + shortNumber(Bound[C]) +
+                          " for features of up to " +
+                          shortNumber(LargestFeatureValue));
+        Sum += Term;
+      }
+      if (!(Sum <= Limit))
+        return Fail(RowWhere, "this row's output can overflow double for "
+                              "features of up to " +
+                                  shortNumber(LargestFeatureValue));
+      Next[R] = Lay.Activation == ActivationKind::Tanh ? 1.0 : Sum;
+    }
+    Bound = std::move(Next);
+  }
+  return Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -88,6 +190,23 @@ public:
     if (const json::Object *O = V->getAsObject())
       return O;
     return error(Where, "expected an object");
+  }
+
+  /// Fails on the first key of \p O (in sorted order) not in \p Known.
+  Error onlyKeys(const json::Object &O, ArrayRef<StringRef> Known,
+                 const Twine &Where) const {
+    std::optional<StringRef> Unknown;
+    for (const auto &KV : O) {
+      StringRef Key = KV.first;
+      if (!is_contained(Known, Key) && (!Unknown || Key < *Unknown))
+        Unknown = Key;
+    }
+    if (!Unknown)
+      return Error::success();
+    std::string Shown;
+    raw_string_ostream(Shown).write_escaped(*Unknown);
+    return error(Where, "unknown key '" + Shown + "' (expected " +
+                            join(Known, ", ") + ")");
   }
 
   Expected<StringRef> string(const json::Object &O, StringRef Key,
@@ -303,6 +422,8 @@ readInput(const Reader &R, const json::Value &V, const Twine &Where) {
   Expected<const json::Object *> O = R.object(&V, Where);
   if (!O)
     return O.takeError();
+  if (Error E = R.onlyKeys(**O, {"name", "mean", "scale"}, Where))
+    return E;
   MLPDescription::Input In;
   Expected<StringRef> Name = R.string(**O, "name", Where);
   if (!Name)
@@ -333,6 +454,8 @@ static Expected<MLPDescription::Layer> readLayer(const Reader &R,
   Expected<const json::Object *> O = R.object(&V, Where);
   if (!O)
     return O.takeError();
+  if (Error E = R.onlyKeys(**O, {"activation", "weights", "bias"}, Where))
+    return E;
   MLPDescription::Layer L;
   Expected<StringRef> Act = R.string(**O, "activation", Where);
   if (!Act)
@@ -400,6 +523,11 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
   if (*Ver != Version)
     return R.error("version",
                    "is " + Twine(*Ver) + "; this irtk reads " + Twine(Version));
+  if (Error E = R.onlyKeys(O,
+                           {"format", "version", "advisor", "decision",
+                            "inputs", "layers", "output", "training"},
+                           "top level"))
+    return E;
 
   MLPDescription D;
   Expected<StringRef> Advisor = R.string(O, "advisor", "top level");
@@ -424,6 +552,11 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
       return R.error("inputs[" + Twine(I) + "]",
                      "'" + In->Name + "' is already inputs[" +
                          Twine(Seen[In->Name]) + "]");
+    // A model reading its own decision would only copy the label.
+    if (In->Name == D.Decision)
+      return R.error("inputs[" + Twine(I) + "]",
+                     "'" + In->Name +
+                         "' is the model's decision, not an input");
     D.Inputs.push_back(std::move(*In));
   }
 
@@ -444,6 +577,9 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
   Expected<const json::Object *> Out = R.object(O.get("output"), "output");
   if (!Out)
     return Out.takeError();
+  if (Error E = R.onlyKeys(
+          **Out, {"kind", "mask", "positions", "default_margin"}, "output"))
+    return E;
   Expected<StringRef> Kind = R.string(**Out, "kind", "output");
   if (!Kind)
     return Kind.takeError();
@@ -464,6 +600,16 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
       if (!S)
         return R.error("output.mask", "expected a string");
       D.Mask = S->str();
+      // Only the advisor's own mask says which choices are legal; another
+      // feature would have the model choose among the wrong ones.
+      if (const AdvisorDecisionInfo *A = findAdvisorDecision(D.Advisor);
+          A && D.Mask != A->Mask)
+        return R.error(
+            "output.mask",
+            "'" + D.Mask + "' is not the " + D.Advisor + " advisor's mask" +
+                (A->Mask.empty()
+                     ? Twine(" (it has none)")
+                     : "; expected '" + A->Mask + "' (the legal choices)"));
     }
     if (const json::Value *P = (*Out)->get("positions")) {
       std::optional<int64_t> N = P->getAsInteger();
@@ -493,6 +639,8 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
     OS << *T;
     D.TrainingJSON = std::move(S);
   }
+  if (Error E = D.checkNumbers(Name))
+    return E;
   return D;
 }
 

@@ -62,6 +62,9 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
     }
     if (!Opts.Include.empty()) {
       for (const std::string &I : Opts.Include) {
+        if (I == Opts.Decision)
+          return datasetError(Name,
+                              "'" + I + "' is the decision, not an input");
         std::optional<size_t> Idx = Log.featureIndex(I);
         if (!Idx)
           return datasetError(Name, "no feature '" + I + "'");
@@ -79,6 +82,9 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
 
   std::vector<size_t> Idx;
   for (const Dataset::Input &In : D.Inputs) {
+    // A model reading what it learns would only copy it.
+    if (In.Name == Log.features()[*LabelIdx].name())
+      return datasetError(Name, "'" + In.Name + "' is the label, not an input");
     std::optional<size_t> I = Log.featureIndex(In.Name);
     if (!I)
       return datasetError(Name, "no feature '" + In.Name +

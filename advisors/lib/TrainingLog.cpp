@@ -32,6 +32,10 @@ Expected<TensorSpec> parseTensorSpec(const json::Value &V, const Twine &Where) {
   if (!Name || !Type || !Shape)
     return Fail("a tensor spec needs a string name, a string type and a "
                 "shape array");
+  // LLVM's logger writes a scalar's shape as [1], never [].
+  if (Shape->empty())
+    return Fail("tensor '" + *Name +
+                "' has the empty shape []; a scalar's is [1]");
   std::vector<int64_t> Dims;
   int64_t Elements = 1;
   for (const json::Value &D : *Shape) {

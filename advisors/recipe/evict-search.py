@@ -157,7 +157,7 @@ def write_steps(args, results):
                                 f.write(head)
                             f.write(by[1][k])
             os.replace(path + ".tmp", path)
-            lines.append(path)
+            lines.append(os.path.abspath(path))
     os.replace(os.path.join(args.out, "outcomes.tsv.tmp"),
                os.path.join(args.out, "outcomes.tsv"))
     with open(os.path.join(args.out, "steps.txt"), "w") as f:
@@ -206,7 +206,7 @@ def main():
                 for name, block, _, _ in blocks:
                     if name in names:
                         f.write(block)
-            lines.append(path)
+            lines.append(os.path.abspath(path))
     with open(os.path.join(args.out, "logs.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print(json.dumps({"modules": len(mods), "functions": functions,

@@ -139,7 +139,7 @@ def cmd_select(args):
                 f.write(header)
                 for b in keep:
                     f.write(b)
-            lines.append(path)
+            lines.append(os.path.abspath(path))
             chosen[r] += len(fs)
     with open(os.path.join(args.out, "logs.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -112,7 +112,8 @@ def main():
         seen = set()
         for s in states:
             run = best if s == "best" else s
-            log = os.path.join(a.states_data or a.data, run, m + ".log")
+            log = os.path.abspath(
+                os.path.join(a.states_data or a.data, run, m + ".log"))
             if run in seen or not os.path.exists(log):
                 continue
             seen.add(run)

@@ -105,11 +105,14 @@ steps, valid, corpus, out, name, advisor = sys.argv[1:7]
 valid = set(valid.split(","))
 def package(path):
     return path.split("/")[-2]
+# Absolute: irtk-train reads a relative path against the list's directory,
+# and this list is not in the search's.
 with open(f"{out}/{name}-fit.txt", "w") as f:
     for line in open(steps):
         line = line.strip()
         if line and package(line) not in valid:
-            f.write(line + "\n")
+            f.write(os.path.join(os.path.dirname(os.path.abspath(steps)), line)
+                    + "\n")
 if advisor == "inline":
     mods = [m for m in json.load(open(f"{corpus}/corpus_description.json"))["modules"]
             if package(m) in valid]

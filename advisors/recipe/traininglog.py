@@ -97,10 +97,10 @@ def write_file(path, data):
 
 
 def write_search(out, steps, columns, rows):
-    """A search's listing: out/steps.txt (the step logs, a line each, for
-    `irtk-train fit --logs-from`) and out/outcomes.tsv (columns, then
-    rows)."""
+    """A search's listing: out/steps.txt (the step logs' absolute paths, a
+    line each, for `irtk-train fit --logs-from`) and out/outcomes.tsv
+    (columns, then rows)."""
     write_file(os.path.join(out, "outcomes.tsv"), "".join(
         "\t".join(map(str, r)) + "\n" for r in [columns] + list(rows)))
     write_file(os.path.join(out, "steps.txt"),
-               "".join(s + "\n" for s in steps))
+               "".join(os.path.abspath(s) + "\n" for s in steps))

@@ -21,6 +21,8 @@
 #include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -163,6 +165,9 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
     return storeError(Name, "a sharded store (version 2) without a "
                             "\"shards\" list");
   uint64_t Total = 0;
+  // Each shard once: a path listed twice (by any spelling) would be read as
+  // two shards, and every row of it would be its own duplicate.
+  StringMap<size_t> Seen;
   for (const json::Value &SV : *Shards) {
     const json::Object *S = SV.getAsObject();
     std::optional<StringRef> Path = S ? S->getString("path") : std::nullopt;
@@ -176,6 +181,17 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
             make_range(sys::path::begin(*Path), sys::path::end(*Path)), ".."))
       return storeError(Name, "shard path '" + *Path +
                                   "' is not a relative path inside the store");
+    SmallString<128> Key;
+    for (StringRef Part :
+         make_range(sys::path::begin(*Path), sys::path::end(*Path)))
+      if (Part != "." && Part != "/")
+        sys::path::append(Key, sys::path::Style::posix, Part);
+    auto [It, New] = Seen.try_emplace(Key, Info.Shards.size());
+    if (!New)
+      return storeError(Name, "shard " + Twine(Info.Shards.size()) + " ('" +
+                                  *Path + "') is shard " + Twine(It->second) +
+                                  " ('" + Info.Shards[It->second].Path +
+                                  "') again");
     Info.Shards.push_back({Path->str(), static_cast<uint64_t>(*N)});
     Total += *N;
   }
@@ -373,8 +389,22 @@ Expected<Store> Store::openSharded(std::string Dir, StoreInfo Info,
   std::string InfoPath = joinPath(Dir, InfoFileName);
   std::vector<NpyMatrix> Matrices;
   std::vector<IndexFile> Indexes;
-  for (const ShardRef &Ref : Info.Shards) {
+  // The same directory under two paths (a symbolic link) is refused as the
+  // same path twice is (parseStoreInfo).
+  std::vector<std::pair<sys::fs::UniqueID, size_t>> Seen;
+  for (size_t K = 0; K < Info.Shards.size(); ++K) {
+    const ShardRef &Ref = Info.Shards[K];
     std::string ShardDir = joinPath(Dir, Ref.Path);
+    sys::fs::UniqueID ID;
+    if (!sys::fs::getUniqueID(ShardDir, ID)) {
+      for (const auto &[Other, Index] : Seen)
+        if (Other == ID)
+          return storeError(InfoPath, "shard " + Twine(K) + " ('" + Ref.Path +
+                                          "') is the directory of shard " +
+                                          Twine(Index) + " ('" +
+                                          Info.Shards[Index].Path + "')");
+      Seen.emplace_back(ID, K);
+    }
     Expected<Store> S = openAt(ShardDir, /*IsShard=*/true, Progress);
     if (!S)
       return S.takeError();

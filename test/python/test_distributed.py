@@ -169,11 +169,12 @@ class DistributedTest(unittest.TestCase):
             counts = [s["count"] for s in json.load(f)["shards"]]
         self.assertEqual(counts, [2, 0, 2])
         self.assertSameAsReference(out, ref)
-        # Nothing but corrupt modules: no store, as llvm-ir2vec.
+        # Nothing but corrupt modules: no store, as llvm-ir2vec, and no
+        # plan or shard left behind.
         out = os.path.join(self.tmp, "all-corrupt")
         p = self.embed(out, inputs=[MALFORMED], check=1)
         self.assertIn("every input failed; no store written", p.stderr)
-        self.assertFalse(os.path.exists(os.path.join(out, "store.json")))
+        self.assertFalse(os.path.exists(out))
 
     def test_flow_aware_blocks(self):
         out = os.path.join(self.tmp, "bb")
@@ -287,6 +288,53 @@ class DistributedTest(unittest.TestCase):
                 self.assertEqual(int(f.read()), os.path.getsize(r["input"]))
             self.assertEqual(r["status"] != 0,
                              os.path.basename(r["input"]) == "cfg.ll")
+
+
+class EmbedInputsTest(unittest.TestCase):
+    """embed's inputs are checked before anything is written and before a
+    cluster starts (so without python3-distributed too)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "out")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def embed(self, *inputs):
+        # A timeout: a named pipe as an input used to block its task for
+        # ever.
+        return subprocess.run(
+            distributed("embed", "-o", self.out, "--workers=1",
+                        f"--vocab={IDS2D}", *inputs),
+            capture_output=True, text=True, errors="surrogateescape",
+            timeout=120)
+
+    def test_a_named_pipe_is_refused(self):
+        fifo = os.path.join(self.tmp, "pipe.ll")
+        os.mkfifo(fifo)
+        p = self.embed(str(SHARED_INPUTS / "cfg.ll"), fifo)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"python3 -m ir2vec.distributed: error: "
+                                   f"{fifo}: not a regular file; expected an "
+                                   f"IR or bitcode file\n")
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_every_input_missing_leaves_no_output(self):
+        missing = os.path.join(self.tmp, "missing.ll")
+        p = self.embed(missing)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"python3 -m ir2vec.distributed: error: "
+                                   f"{missing}: No such file or directory; "
+                                   f"no store written\n")
+        self.assertFalse(os.path.exists(self.out))
+        p = self.embed(missing, missing + "2")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, f"python3 -m ir2vec.distributed: error: "
+                                   f"none of the 2 inputs can be read "
+                                   f"({missing}: No such file or directory); "
+                                   f"no store written\n")
+        self.assertFalse(os.path.exists(self.out))
 
 
 if __name__ == "__main__":

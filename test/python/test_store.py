@@ -8,6 +8,7 @@ a StoreError naming the file."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -114,6 +115,36 @@ class StoreTest(unittest.TestCase):
                  "a shard that is itself sharded")):
             manifest(shards, count)
             with self.assertRaisesRegex(ir2vec.StoreError, msg):
+                ir2vec.loadStore(m)
+
+    def test_a_shard_listed_twice_is_refused(self):
+        # The same shard twice (count adjusted) used to read as two shards:
+        # every row its own duplicate. Refused by path, by any spelling of
+        # it, and by directory (a symbolic link to it).
+        m = os.path.join(self.tmp, "m")
+        a = os.path.join(m, "shards", "a")
+        os.makedirs(os.path.dirname(a))
+        llvm_ir2vec("embeddings", "--format=npy", "-o", a, LOWER_LL)
+        os.symlink("a", os.path.join(m, "shards", "link"))
+        with open(os.path.join(a, "store.json"), encoding="utf-8") as f:
+            info = json.load(f)
+        n = info["count"]
+        info_path = os.path.join(m, "store.json")
+        for second, msg in (
+                ("shards/a", r"shard 1 \('shards/a'\) is shard 0 "
+                             r"\('shards/a'\) again"),
+                ("./shards//a/", r"shard 1 \('./shards//a/'\) is shard 0 "
+                                 r"\('shards/a'\) again"),
+                ("shards/link", r"shard 1 \('shards/link'\) is the "
+                                r"directory of shard 0 \('shards/a'\)")):
+            doc = dict(info, version=2, count=2 * n, shards=[
+                {"path": "shards/a", "count": n},
+                {"path": second, "count": n}])
+            with open(info_path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            with self.assertRaisesRegex(ir2vec.StoreError,
+                                        "^" + re.escape(info_path) + ": " +
+                                        msg + "$"):
                 ir2vec.loadStore(m)
 
     def test_errors(self):

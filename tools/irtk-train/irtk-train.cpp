@@ -11,7 +11,8 @@
 /// irtk-train fit --advisor A -o MODEL LOG...  train the model policy's MLP
 /// irtk-train eval --model MODEL LOG...        agreement with the logs
 /// Logs are LLVM training logs, as -irtk-inline-log writes them; a
-/// --logs-from file lists one log a line, optionally followed by a weight.
+/// --logs-from file lists one log a line (relative to the list's
+/// directory), optionally followed by a weight and a label feature.
 /// Exit status: 0 success, 1 a file failed, 2 usage error (ToolMain.h).
 ///
 //===----------------------------------------------------------------------===//
@@ -21,10 +22,12 @@
 #include "irtk/advisors/TrainingLog.h"
 #include "irtk/support/OutputFile.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "BoostCommandLine.h"
@@ -62,6 +65,8 @@ struct TrainOptions {
   std::vector<double> Weights;
   /// Per log: the feature to learn as the label ("": the decision).
   std::vector<std::string> Labels;
+  /// Read by run (a file that fails is exit status 1, not a usage error).
+  std::string LogsFrom;
   std::string Output, Model, Advisor;
   bool Observations = false, Quiet = false;
   DatasetOptions Data;
@@ -73,20 +78,14 @@ using ParseResult = irtk::tools::ParseResult<TrainOptions>;
 
 /// The decision and output of each advisor's model.
 static bool advisorDecision(StringRef Advisor, DatasetOptions &D) {
-  if (Advisor == "inline") {
-    D.Decision = "inlining_decision";
-    D.Default = "inlining_default";
-    D.Output = OutputKind::Logit;
-    return true;
-  }
-  if (Advisor == "evict") {
-    D.Decision = "index_to_evict";
-    D.Default = "evict_default";
-    D.Output = OutputKind::ArgMax;
-    D.Mask = "evictable";
-    return true;
-  }
-  return false;
+  const AdvisorDecisionInfo *A = findAdvisorDecision(Advisor);
+  if (!A)
+    return false;
+  D.Decision = A->Decision.str();
+  D.Default = A->Default.str();
+  D.Output = A->Output;
+  D.Mask = A->Mask.str();
+  return true;
 }
 
 static std::vector<std::string> splitList(StringRef S) {
@@ -99,12 +98,21 @@ static std::vector<std::string> splitList(StringRef S) {
 }
 
 /// Appends the logs listed in \p Path: "<log> [<weight> [<label>]]" a
-/// line; blank lines and lines starting with '#' are skipped.
-static std::string readLogList(StringRef Path, TrainOptions &O) {
+/// line, a relative <log> relative to the list's directory (to the working
+/// directory for "-", standard input); blank lines and lines starting with
+/// '#' are skipped.
+static Error readLogList(StringRef Path, std::vector<std::string> &Logs,
+                         std::vector<double> &Weights,
+                         std::vector<std::string> &Labels) {
+  auto Fail = [&](const Twine &Where, const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(),
+                             Path + Where + ": " + Msg);
+  };
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFileOrSTDIN(Path);
   if (!Buf)
-    return (Path + ": cannot read: " + Buf.getError().message()).str();
+    return Fail("", "cannot read: " + Buf.getError().message());
+  StringRef Dir = Path == "-" ? "" : sys::path::parent_path(Path);
   SmallVector<StringRef> Lines;
   (*Buf)->getBuffer().split(Lines, '\n');
   for (size_t I = 0; I < Lines.size(); ++I) {
@@ -115,18 +123,21 @@ static std::string readLogList(StringRef Path, TrainOptions &O) {
     L.split(Fields, ' ', -1, /*KeepEmpty=*/false);
     double W = 1.0;
     if (Fields.size() > 3)
-      return (Path + ":" + Twine(I + 1) +
-              ": expected '<log> [<weight> [<label>]]'")
-          .str();
+      return Fail(":" + Twine(I + 1), "expected '<log> [<weight> [<label>]]'");
     if (Fields.size() > 1 &&
         (Fields[1].getAsDouble(W) || !std::isfinite(W) || W < 0))
-      return (Path + ":" + Twine(I + 1) + ": bad weight '" + Fields[1] + "'")
-          .str();
-    O.Logs.push_back(Fields[0].str());
-    O.Weights.push_back(W);
-    O.Labels.push_back(Fields.size() > 2 ? Fields[2].str() : "");
+      return Fail(":" + Twine(I + 1),
+                  "bad weight '" + Fields[1] + "'; expected a number from 0");
+    SmallString<256> Log(Fields[0]);
+    if (sys::path::is_relative(Fields[0])) {
+      Log = Dir;
+      sys::path::append(Log, Fields[0]);
+    }
+    Logs.push_back(Log.str().str());
+    Weights.push_back(W);
+    Labels.push_back(Fields.size() > 2 ? Fields[2].str() : "");
   }
-  return "";
+  return Error::success();
 }
 
 static ParseResult parseCommandLine(int Argc, char **Argv) {
@@ -144,7 +155,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     return *R;
 
   std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
-  std::string Epochs, BatchSize, Seed, DefaultMargin;
+  std::string Epochs, BatchSize, Seed, DefaultMargin, LearningRate, L2;
   bool NoEmbeddings = false;
   std::vector<std::string> Files;
   TrainerOptions &T = O.Train;
@@ -156,7 +167,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("model", po::value<std::string>(&O.Model), "Model to evaluate (eval)")
     ("advisor", po::value<std::string>(&O.Advisor), "inline or evict (fit)")
     ("logs-from", po::value<std::string>(&LogsFrom),
-     "File listing logs, one '<log> [<weight>]' a line")
+     "File listing logs, one '<log> [<weight> [<label>]]' a line (a "
+     "relative <log> is relative to the file's directory)")
     ("exclude", po::value<std::string>(&Exclude),
      "Features not to learn from (fit)")
     ("include", po::value<std::string>(&Include),
@@ -172,8 +184,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("epochs", po::value<std::string>(&Epochs), "Epochs (fit; default 20)")
     ("batch-size", po::value<std::string>(&BatchSize),
      "Examples per step (fit; default 128)")
-    ("lr", po::value<double>(&T.LearningRate), "Adam's step size (fit)")
-    ("l2", po::value<double>(&T.L2), "Weight decay (fit)")
+    ("lr", po::value<std::string>(&LearningRate), "Adam's step size (fit)")
+    ("l2", po::value<std::string>(&L2), "Weight decay (fit)")
     ("seed", po::value<std::string>(&Seed), "Random seed (fit)")
     ("balance", po::bool_switch(&T.BalanceClasses),
      "Weigh yes and no decisions equally (fit, inline)")
@@ -208,10 +220,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     O.Weights.push_back(1.0);
     O.Labels.push_back(Label);
   }
-  if (!LogsFrom.empty())
-    if (std::string Msg = readLogList(LogsFrom, O); !Msg.empty())
-      return UsageError(Msg);
-  if (O.Logs.empty())
+  O.LogsFrom = LogsFrom;
+  if (O.Logs.empty() && O.LogsFrom.empty())
     return UsageError("no training log given");
 
   if (O.Command == CommandKind::Dump)
@@ -230,6 +240,12 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
                       "(--advisor evict)");
   O.Data.Exclude = splitList(Exclude);
   O.Data.Include = splitList(Include);
+  // A model that reads what it learns only copies it (and agrees 100%).
+  for (const std::string &F : O.Data.Include)
+    if (F == O.Data.Decision || F == Label)
+      return UsageError("invalid --include: '" + F + "' is the " +
+                        (F == Label ? "--label" : "decision") +
+                        " the model learns, not an input");
   if (NoEmbeddings) {
     if (O.Advisor == "evict")
       O.Data.Exclude.insert(
@@ -273,10 +289,15 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
                                                         UINT64_MAX, T.Seed);
         !Msg.empty())
       return UsageError(Msg);
-  if (!(T.LearningRate > 0) || !std::isfinite(T.LearningRate))
-    return UsageError("invalid --lr; expected a positive number");
-  if (!(T.L2 >= 0) || !std::isfinite(T.L2))
-    return UsageError("invalid --l2; expected a number from 0");
+  // Finite: a step size of inf or a decay of nan makes every weight nan.
+  if (!LearningRate.empty() &&
+      (StringRef(LearningRate).getAsDouble(T.LearningRate) ||
+       !std::isfinite(T.LearningRate) || !(T.LearningRate > 0)))
+    return UsageError("invalid --lr '" + LearningRate +
+                      "'; expected a positive number");
+  if (!L2.empty() &&
+      (StringRef(L2).getAsDouble(T.L2) || !std::isfinite(T.L2) || !(T.L2 >= 0)))
+    return UsageError("invalid --l2 '" + L2 + "'; expected a number from 0");
   return ParseResult::run(std::move(O));
 }
 
@@ -319,7 +340,15 @@ static void dumpLog(const TrainingLog &L, StringRef Name, bool Observations) {
   }
 }
 
-static Error run(const TrainOptions &O) {
+static Error run(const TrainOptions &Opts) {
+  TrainOptions O = Opts;
+  if (!O.LogsFrom.empty()) {
+    if (Error E = readLogList(O.LogsFrom, O.Logs, O.Weights, O.Labels))
+      return E;
+    if (O.Logs.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: lists no training log", O.LogsFrom.c_str());
+  }
   if (O.Command == CommandKind::Dump) {
     for (const std::string &Path : O.Logs) {
       Expected<TrainingLog> L = TrainingLog::load(Path);
@@ -398,6 +427,11 @@ static Error run(const TrainOptions &O) {
                  << format("%.4f", R.Accuracy) << "\n";
       });
   M.DefaultMargin = O.DefaultMargin;
+  // A step size too large for the data gives weights that are not numbers
+  // (or that overflow in evaluation): the model policy could not use them.
+  if (Error E = M.checkNumbers(O.Output + ": not written: training diverged "
+                                          "(try a smaller --lr)"))
+    return E;
   // The model fits the data it was trained on.
   double Agreement = cantFail(accuracy(M, D));
   std::string Training;

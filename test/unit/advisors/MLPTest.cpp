@@ -13,6 +13,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace llvm;
 using namespace irtk::advisors;
 
@@ -168,7 +170,7 @@ TEST(MLPTest, BindRejectsAnotherAdvisorsModel) {
 
 TEST(MLPTest, ArgMaxSkipsMaskedChoices) {
   PolicySpec S{"evict",
-               {TensorSpec::createSpec<int64_t>("mask", {3}),
+               {TensorSpec::createSpec<int64_t>("evictable", {3}),
                 TensorSpec::createSpec<float>("x", {1}),
                 TensorSpec::createSpec<int64_t>("default", {1})},
                TensorSpec::createSpec<int64_t>("index_to_evict", {1}),
@@ -180,7 +182,7 @@ TEST(MLPTest, ArgMaxSkipsMaskedChoices) {
     "inputs": [{"name": "x", "mean": [0], "scale": [1]}],
     "layers": [{"activation": "linear", "weights": [[3], [2], [1]],
                 "bias": [0, 0, 0]}],
-    "output": {"kind": "argmax", "mask": "mask"}})",
+    "output": {"kind": "argmax", "mask": "evictable"}})",
                                                      "e.json");
   ASSERT_TRUE(!!D) << toString(D.takeError());
   Expected<std::unique_ptr<MLPModel>> M =
@@ -200,7 +202,7 @@ TEST(MLPTest, ArgMaxSkipsMaskedChoices) {
 /// "g" every position sees, and the mask.
 PolicySpec positions() {
   return {"evict",
-          {TensorSpec::createSpec<int64_t>("mask", {3}),
+          {TensorSpec::createSpec<int64_t>("evictable", {3}),
            TensorSpec::createSpec<float>("x", {3}),
            TensorSpec::createSpec<float>("y", {3, 2}),
            TensorSpec::createSpec<float>("g", {1}),
@@ -219,7 +221,7 @@ const char *const PositionalModel = R"({
              {"name": "g", "mean": [0], "scale": [1]}],
   "layers": [{"activation": "linear", "weights": [[1, 0, 1, -1]],
               "bias": [0]}],
-  "output": {"kind": "argmax", "mask": "mask", "positions": 3}})";
+  "output": {"kind": "argmax", "mask": "evictable", "positions": 3}})";
 
 TEST(MLPTest, PositionsShareOneNetwork) {
   Expected<MLPDescription> D = MLPDescription::parse(PositionalModel, "p.json");
@@ -297,7 +299,8 @@ TEST(MLPTest, RejectsBadPositionsAndMargins) {
             "m.json: output.positions: expected an integer from 2 to 65536");
   EXPECT_EQ(errorOf(With(Output, R"("positions": 3, "default_margin": -1})")),
             "m.json: output.default_margin: expected a number from 0");
-  EXPECT_EQ(errorOf(With(R"("kind": "argmax", "mask": "mask", "positions": 3})",
+  EXPECT_EQ(errorOf(With(R"("kind": "argmax", "mask": "evictable", )"
+                         R"("positions": 3})",
                          R"("kind": "logit", "positions": 3})")),
             "m.json: output.positions: only 'argmax' takes positions");
 }
@@ -334,6 +337,94 @@ TEST(MLPTest, BindChecksTheElementsPerPosition) {
             "position when divisible by 3)");
 }
 
+TEST(MLPTest, RejectsUnknownKeys) {
+  // A misspelt or invented key was ignored: the model did not do what its
+  // file said.
+  auto With = [](StringRef From, StringRef To) {
+    std::string S = Model;
+    S.replace(S.find(From.str()), From.size(), To.str());
+    return errorOf(S);
+  };
+  EXPECT_EQ(With(R"("bias": [-0.5]})", R"("bias": [-0.5], "units": 1e9})"),
+            "m.json: layers[1]: unknown key 'units' (expected activation, "
+            "weights, bias)");
+  EXPECT_EQ(With(R"("scale": [2]})", R"("scale": [2], "clip": 3})"),
+            "m.json: inputs[0]: unknown key 'clip' (expected name, mean, "
+            "scale)");
+  EXPECT_EQ(With(R"({"kind": "logit"})", R"({"kind": "logit", "temp": 2})"),
+            "m.json: output: unknown key 'temp' (expected kind, mask, "
+            "positions, default_margin)");
+  EXPECT_EQ(With(R"("version": 1,)", R"("version": 1, "Layers": [], )"),
+            "m.json: top level: unknown key 'Layers' (expected format, "
+            "version, advisor, decision, inputs, layers, output, training)");
+  // Several: the first in sorted order, whatever the file's.
+  EXPECT_EQ(With(R"("version": 1,)", R"("version": 1, "z": 0, "b": 0, )"),
+            "m.json: top level: unknown key 'b' (expected format, version, "
+            "advisor, decision, inputs, layers, output, training)");
+  // What "training" holds is free-form.
+  EXPECT_EQ(With(R"("output": {"kind": "logit"})",
+                 R"("output": {"kind": "logit"}, "training": {"x": 1})"),
+            "");
+}
+
+TEST(MLPTest, RejectsTheDecisionAsAnInput) {
+  // Such a model copies the label: irtk-train eval said agreement 1.0.
+  std::string S = Model;
+  S.replace(S.find(R"("name": "b")"), 11, R"("name": "inlining_decision")");
+  EXPECT_EQ(errorOf(S), "m.json: inputs[1]: 'inlining_decision' is the "
+                        "model's decision, not an input");
+}
+
+TEST(MLPTest, AMaskIsTheAdvisorsMask) {
+  // Another 0/1 feature per position (is_free) said nothing of which
+  // choices are legal, and was taken.
+  std::string S = PositionalModel;
+  S.replace(S.find(R"("mask": "evictable")"), 19, R"("mask": "is_free")");
+  EXPECT_EQ(errorOf(S), "m.json: output.mask: 'is_free' is not the evict "
+                        "advisor's mask; expected 'evictable' (the legal "
+                        "choices)");
+  std::string Inline = Model;
+  Inline.replace(Inline.find(R"({"kind": "logit"})"), 17,
+                 R"({"kind": "argmax", "mask": "a"})");
+  EXPECT_EQ(errorOf(Inline), "m.json: output.mask: 'a' is not the inline "
+                             "advisor's mask (it has none)");
+}
+
+TEST(MLPTest, RejectsNumbersThatOverflowInEvaluation) {
+  // Finite in double, the runtime's precision, but a feature of 2 times
+  // 1e308 is inf, and the decision was made on inf or NaN.
+  auto With = [](std::vector<std::pair<StringRef, StringRef>> Changes) {
+    std::string S = Model;
+    for (auto [From, To] : Changes)
+      S.replace(S.find(From.str()), From.size(), To.str());
+    return errorOf(S);
+  };
+  EXPECT_EQ(With({{"[[2, -1, 1]]", "[[2, 1e308, 1]]"}}),
+            "m.json: layers[0].weights[0][1]: 1e+308 overflows double: its "
+            "input reaches 3.4e+38 for features of up to 3.4e+38");
+  EXPECT_EQ(With({{R"("scale": [2])", R"("scale": [1e-300])"}}),
+            "m.json: inputs[0].scale[0]: 1e-300 makes features of up to "
+            "3.4e+38 overflow double when normalised");
+  // No one product overflows; their sum can.
+  EXPECT_EQ(With({{"[[2, -1, 1]]", "[[2, 1.5e269, 1.5e269]]"}}),
+            "m.json: layers[0].weights[0]: this row's output can overflow "
+            "double for features of up to 3.4e+38");
+  // Through the layers: the second multiplies what the first can reach,
+  // unless tanh bounds it by 1.
+  std::pair<StringRef, StringRef> Large = {"[[2, -1, 1]]", "[[2, 1e260, 1]]"},
+                                  Next = {"[[1]]", "[[1e10]]"};
+  EXPECT_EQ(With({Large, Next}),
+            "m.json: layers[1].weights[0][0]: 1e+10 overflows double: its "
+            "input reaches 3.4e+298 for features of up to 3.4e+38");
+  EXPECT_EQ(With({Large, Next, {R"("relu")", R"("tanh")"}}), "");
+  // What irtk-train checks after training: weights that are not numbers.
+  Expected<MLPDescription> D = MLPDescription::parse(Model, "m.json");
+  ASSERT_TRUE(!!D);
+  D->Layers[1].Weights[0][0] = std::nan("");
+  EXPECT_EQ(toString(D->checkNumbers("trained")),
+            "trained: layers[1].weights[0][0]: expected a finite number");
+}
+
 } // namespace
 
 namespace {
@@ -346,16 +437,17 @@ TEST(MLPTest, ReadsNumbersInEveryJSONSpelling) {
   const char *Text = R"({"format": "irtk-mlp", "version": 1,
     "advisor": "inline", "decision": "inlining_decision",
     "inputs": [{"name": "a", "mean": [ -0.5 ,1e-3,2E+2, 0 ], "scale": [1,
-      2.5, 0.1, 3e0]}],
-    "layers": [{"activation": "linear", "weights": [[0.1, -0, 1.7976931348623157e308, 4.9e-324]],
+      2.5, 0.1, 1.7976931348623157e308]}],
+    "layers": [{"activation": "linear", "weights": [[0.1, -0, 3e0, 4.9e-324]],
       "bias": [-1.25]}],
     "output": {"kind": "logit"}, "training": {"bias": [1, 2]}})";
   Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
   ASSERT_TRUE(!!D) << toString(D.takeError());
   EXPECT_EQ(D->Inputs[0].Mean, (std::vector<double>{-0.5, 1e-3, 2e2, 0}));
-  EXPECT_EQ(D->Inputs[0].Scale, (std::vector<double>{1, 2.5, 0.1, 3}));
+  EXPECT_EQ(D->Inputs[0].Scale,
+            (std::vector<double>{1, 2.5, 0.1, 1.7976931348623157e308}));
   EXPECT_EQ(D->Layers[0].Weights[0],
-            (std::vector<double>{0.1, -0.0, 1.7976931348623157e308, 4.9e-324}));
+            (std::vector<double>{0.1, -0.0, 3, 4.9e-324}));
   EXPECT_EQ(D->Layers[0].Bias, (std::vector<double>{-1.25}));
   // Arrays elsewhere are left to llvm::json: training is written back.
   EXPECT_NE(D->TrainingJSON.find("[1,2]"), std::string::npos)

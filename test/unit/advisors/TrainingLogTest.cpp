@@ -113,6 +113,28 @@ TEST(TrainingLogTest, ATruncatedLogIsAnErrorWithTheOffset) {
   EXPECT_EQ(Msg.rfind("cut.log: at byte ", 0), 0u) << Msg;
 }
 
+TEST(TrainingLogTest, AScalarHasShapeOne) {
+  // LLVM's logger writes a scalar's shape as [1] (what writeLog gives and
+  // ReadsWhatThePolicyRunnerWrote reads); [] was taken as one element too.
+  std::string Header =
+      R"({"features":[{"name":"size","port":0,"shape":[],"type":"int64_t"}]})"
+      "\n";
+  Expected<TrainingLog> L = TrainingLog::parse(Header, "x.log");
+  ASSERT_FALSE(!!L);
+  EXPECT_EQ(toString(L.takeError()),
+            "x.log: header: features[0]: tensor 'size' has the empty shape "
+            "[]; a scalar's is [1]");
+  Header = R"({"features":[{"name":"size","port":0,"shape":[1],)"
+           R"("type":"int64_t"}],"score":{"name":"delta_size","port":0,)"
+           R"("shape":[],"type":"float"}})"
+           "\n";
+  L = TrainingLog::parse(Header, "x.log");
+  ASSERT_FALSE(!!L);
+  EXPECT_EQ(toString(L.takeError()),
+            "x.log: header: score: tensor 'delta_size' has the empty shape "
+            "[]; a scalar's is [1]");
+}
+
 TEST(TrainingLogTest, NoLogFileWithoutFinish) {
   TempLog T;
   {
@@ -238,6 +260,32 @@ TEST(TrainerTest, AccuracyNeedsWhatTheModelReads) {
   EXPECT_EQ(toString(accuracy(M, D).takeError()),
             "the model's input 'y' (1 elements) does not read the data's 'x' "
             "(2)");
+}
+
+TEST(TrainerTest, TheLabelIsNeverAnInput) {
+  // A model that reads its label copies it (agreement 1.0).
+  TempLog T;
+  writeLog(T.Path, {1, 20});
+  Expected<TrainingLog> L = TrainingLog::load(T.Path);
+  ASSERT_TRUE(!!L);
+  auto Add = [&](std::vector<std::string> Include,
+                 std::vector<std::string> Exclude, StringRef Label) {
+    Dataset D;
+    DatasetOptions DO;
+    DO.Decision = "inlining_decision";
+    DO.Include = std::move(Include);
+    DO.Exclude = std::move(Exclude);
+    return toString(addToDataset(D, *L, "t.log", DO, 1.0, Label));
+  };
+  EXPECT_EQ(Add({"size", "inlining_decision"}, {}, ""),
+            "t.log: 'inlining_decision' is the decision, not an input");
+  // Another feature as the label: every feature but the decision is an
+  // input unless excluded, this one too.
+  EXPECT_EQ(Add({}, {}, "inlining_default"),
+            "t.log: 'inlining_default' is the label, not an input");
+  EXPECT_EQ(Add({"size", "inlining_default"}, {}, "inlining_default"),
+            "t.log: 'inlining_default' is the label, not an input");
+  EXPECT_EQ(Add({}, {"inlining_default"}, "inlining_default"), "");
 }
 
 TEST(TrainerTest, RejectsAMissingFeature) {

@@ -161,6 +161,26 @@ TEST_F(StoreTest, ShardedInfoErrors) {
             "m/store.json: the shards hold 2 rows, but \"count\" says 3");
 }
 
+TEST_F(StoreTest, ShardedInfoListsEachShardOnce) {
+  auto Error = [](StringRef Shards) {
+    Expected<StoreInfo> I = parseStoreInfo(
+        (R"({"format":"irtk-embedding-store","version":2,"dimension":2,)"
+         R"("level":"func","kind":"symbolic","vocabulary":"v","weights":{},)"
+         R"("count":4,"shards":)" +
+         Shards + "}")
+            .str(),
+        "m/store.json");
+    return I ? std::string() : toString(I.takeError());
+  };
+  EXPECT_EQ(Error(R"([{"path":"a","count":2},{"path":"a","count":2}])"),
+            "m/store.json: shard 1 ('a') is shard 0 ('a') again");
+  EXPECT_EQ(Error(R"([{"path":"s/a","count":2},{"path":"b","count":0},)"
+                  R"({"path":"./s//a/.","count":2}])"),
+            "m/store.json: shard 2 ('./s//a/.') is shard 0 ('s/a') again");
+  EXPECT_EQ(Error(R"([{"path":"s/a","count":2},{"path":"s/ab","count":2}])"),
+            "");
+}
+
 TEST_F(StoreTest, ShardedStoreReadsAsOne) {
   writeShardedStore();
   Expected<Store> S = Store::open(path("m"));
@@ -220,6 +240,12 @@ TEST_F(StoreTest, ShardedStoreChecksItsShards) {
   // A shard that is the store itself is refused, not opened forever.
   writeManifest("m", {{"shards/a", 2}, {".", 2}});
   EXPECT_EQ(openError("m"), path("m/.") + ": a shard that is itself sharded");
+  // A shard twice, through a link: its rows would be read twice.
+  ASSERT_FALSE(sys::fs::create_link("a", path("m/shards/link")));
+  writeManifest("m", {{"shards/a", 2}, {"shards/link", 2}});
+  EXPECT_EQ(openError("m"), path("m/store.json") +
+                                ": shard 1 ('shards/link') is the directory "
+                                "of shard 0 ('shards/a')");
 }
 
 TEST_F(StoreTest, AddedFilesAreCommittedWithTheStore) {

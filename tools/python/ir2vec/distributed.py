@@ -27,6 +27,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -112,6 +113,13 @@ def _size(path):
         return 0  # The task records the failure to read it.
 
 
+def _stat(path):
+    try:
+        return os.stat(path), None
+    except OSError as e:
+        return None, e.strerror or str(e)
+
+
 def makeTasks(inputs, sizes, task_bytes):
     """Consecutive inputs grouped into tasks of at most task_bytes (an input
     larger than that is a task of its own). Returns [(first, end, bytes)].
@@ -180,6 +188,24 @@ def _remove_leftovers(shards):
     for name in os.listdir(shards):
         if ".tmp-" in name or ".old-" in name:
             shutil.rmtree(os.path.join(shards, name), ignore_errors=True)
+
+
+def _discard_run(out, tasks, keep_dir):
+    """Removes what a run that makes no store wrote (its plan and shards) and
+    out itself once empty, unless keep_dir (an empty directory the user
+    named)."""
+    shards = os.path.join(out, SHARDS_DIR)
+    for t in tasks:
+        shutil.rmtree(os.path.join(shards, t["id"]), ignore_errors=True)
+    try:
+        os.unlink(os.path.join(out, PLAN_NAME))
+    except OSError:
+        pass
+    for d in (shards,) if keep_dir else (shards, out):
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------
@@ -308,9 +334,31 @@ def _sizes(inputs):
         return list(pool.map(_size, inputs, chunksize=256))
 
 
+def _embed_sizes(inputs):
+    """The sizes of embed's inputs, checked before anything is written: an
+    input that is not a regular file (a named pipe would block its task for
+    ever, a device would never end) is refused; a missing input is a
+    failure its task records, unless every input is missing (no run, no
+    output)."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(32) as pool:
+        stats = list(pool.map(_stat, inputs, chunksize=256))
+    for path, (st, _) in zip(inputs, stats):
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise RunError(f"{path}: not a regular file; expected an IR or "
+                           f"bitcode file")
+    if all(st is None for st, _ in stats):
+        err = stats[0][1]
+        raise RunError(f"{inputs[0]}: {err}; no store written"
+                       if len(inputs) == 1 else
+                       f"none of the {len(inputs)} inputs can be read "
+                       f"({inputs[0]}: {err}); no store written")
+    return [st.st_size if st is not None else 0 for st, _ in stats]
+
+
 def plan(inputs, settings, task_bytes):
     """The plan of an embedding run: inputs with sizes, settings, tasks."""
-    sizes = _sizes(inputs)
+    sizes = _embed_sizes(inputs)
     key = {"inputs": inputs, "sizes": sizes, "settings": settings,
            "task_bytes": task_bytes}
     digest = _digest(key)
@@ -358,6 +406,7 @@ def _embed(args):
     the_plan = plan(inputs, settings, args.task_bytes)
     tool = f"ir2vec.distributed (IR2Vec Toolkit {_ir2vec.__version__})"
     out = args.output
+    keep_dir = os.path.isdir(out) and not os.listdir(out)
     resumed = _prepare_output(out, the_plan, "embed")
     shards = os.path.join(out, SHARDS_DIR)
     _remove_leftovers(shards)
@@ -404,6 +453,7 @@ def _embed(args):
             _say(err, "error")
     nfail = sum(len(r["failures"]) for r in results.values())
     if nfail == len(inputs):
+        _discard_run(out, tasks, keep_dir)
         raise RunError("every input failed; no store written")
     _write_manifest(out, the_plan, results, tool)
     rows = sum(r["rows"] for r in results.values())

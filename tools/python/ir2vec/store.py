@@ -57,11 +57,20 @@ def _read_info(path):
                 and isinstance(s.get("count"), int) for s in shards)):
             raise StoreError(f"{info_path}: a sharded store without a valid "
                              f"\"shards\" list")
-        for s in shards:
+        # Each shard once: a path listed twice (by any spelling) would be
+        # read as two shards, every row of it its own duplicate.
+        seen = {}
+        for i, s in enumerate(shards):
             p = s["path"]
             if not p or os.path.isabs(p) or ".." in p.split("/"):
                 raise StoreError(f"{info_path}: shard path {p!r} is not a "
                                  f"relative path inside the store")
+            key = "/".join(c for c in p.split("/") if c not in ("", "."))
+            if key in seen:
+                j = seen[key]
+                raise StoreError(f"{info_path}: shard {i} ({p!r}) is shard "
+                                 f"{j} ({shards[j]['path']!r}) again")
+            seen[key] = i
     elif shards is not None:
         raise StoreError(f"{info_path}: \"shards\" in a version 1 store")
     return info_path, info
@@ -117,8 +126,22 @@ class Store:
 
     def _open_sharded(self, info_path, info):
         vectors, records, self.shards = [], [], []
-        for ref in info["shards"]:
+        # The same directory under two paths (a symbolic link) is refused as
+        # the same path twice is (_read_info).
+        seen = {}
+        for i, ref in enumerate(info["shards"]):
             shard_path = os.path.join(self.path, ref["path"])
+            try:
+                st = os.stat(shard_path)
+            except OSError:
+                pass  # Store() says what is wrong with it.
+            else:
+                j = seen.setdefault((st.st_dev, st.st_ino), i)
+                if j != i:
+                    raise StoreError(
+                        f"{info_path}: shard {i} ({ref['path']!r}) is the "
+                        f"directory of shard {j} "
+                        f"({info['shards'][j]['path']!r})")
             shard = Store(shard_path, _shard=True)
             for key in SETTINGS:
                 if shard.info.get(key) != info.get(key):

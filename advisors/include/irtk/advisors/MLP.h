@@ -23,6 +23,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,30 @@ enum class OutputKind {
   /// the choices the mask input allows (all, without a mask).
   ArgMax,
 };
+
+/// What a model of one of the advisors decides, as model files and
+/// irtk-train name it.
+struct AdvisorDecisionInfo {
+  /// "inline" or "evict".
+  llvm::StringLiteral Advisor;
+  /// The decision feature: what a model learns and outputs, never one of
+  /// its inputs.
+  llvm::StringLiteral Decision;
+  /// The default policy's decision feature.
+  llvm::StringLiteral Default;
+  OutputKind Output;
+  /// ArgMax: the feature whose nonzero elements are the legal choices (the
+  /// only feature a model may name as its mask); "" when there is none.
+  llvm::StringLiteral Mask;
+};
+
+/// The entry of the advisor named \p Advisor, or null for another name.
+const AdvisorDecisionInfo *findAdvisorDecision(llvm::StringRef Advisor);
+
+/// The largest magnitude any advisor's feature holds (float's largest
+/// value; int64 features stay below it): the inputs a model must evaluate
+/// without overflowing.
+inline constexpr double LargestFeatureValue = std::numeric_limits<float>::max();
 
 struct MLPDescription {
   struct Input {
@@ -88,6 +113,12 @@ struct MLPDescription {
 
   /// The number of inputs the first layer takes.
   size_t inputSize() const;
+
+  /// Checks the numbers as parse does: every one finite, no scale 0, and
+  /// no feature values up to LargestFeatureValue in magnitude can make the
+  /// network's arithmetic (in double) overflow. Errors name \p Name and the
+  /// place (inputs[0].scale[2], layers[1].weights[3][0]).
+  llvm::Error checkNumbers(llvm::StringRef Name) const;
 
   /// Reads and checks a model file's text; errors name \p Name and the
   /// place (layers[1].weights[3]) of the problem.
