@@ -37,42 +37,31 @@
 #===------------------------------------------------------------------------===#
 
 set -euo pipefail
-RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$RECIPE_DIR/../.." && pwd)
 RECIPE_NAME=collect-evict
-# shellcheck source=scripts/recipe-cli.sh
-. "$ROOT/scripts/recipe-cli.sh"
-LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
-CORPUS= OUT= RUNS= SAMPLE=1 JOBS=$(nproc) LEVELS=O2 PACKAGES= EXCLUDE=
-EMBEDDINGS=true
-PLUGIN=$ROOT/build/lib/IRTKPlugin.so
-while (($#)); do
-  next_opt "--corpus --out --runs --levels --packages --exclude-packages --plugin --sample --jobs" "$@"
-  shift "$NSHIFT"
-  case $OPT in
-  --corpus) CORPUS=$VAL ;;
-  --out) OUT=$VAL ;;
-  --runs) RUNS=$VAL ;;
-  --levels) LEVELS=$VAL ;;
-  --packages) PACKAGES=$VAL ;;
-  --exclude-packages) EXCLUDE=$VAL ;;
-  --plugin) PLUGIN=$VAL ;;
-  --sample) SAMPLE=$VAL ;;
-  --jobs) JOBS=$VAL ;;
+# shellcheck source=advisors/recipe/collectlib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/collectlib.sh"
+LEVELS=O2 PACKAGES='' EXCLUDE='' EMBEDDINGS=true
+
+collect_option() { # option value
+  case $1 in
+  --levels) LEVELS=$2 ;;
+  --packages) PACKAGES=$2 ;;
+  --exclude-packages) EXCLUDE=$2 ;;
   --no-embeddings) EMBEDDINGS=false ;;
-  -h | --help) usage; exit 0 ;;
-  *) usage_error "unknown option '$OPT'" ;;
+  *) return 1 ;;
   esac
-done
-[[ -n $CORPUS && -n $OUT && -n $RUNS ]] || usage_error "--corpus, --out and --runs are required"
-[[ -s $CORPUS/corpus_description.json ]] || die "$CORPUS: no corpus_description.json"
-[[ -f $PLUGIN ]] || die "$PLUGIN: no plugin; build it first"
-want_positive --sample "$SAMPLE"
-want_positive --jobs "$JOBS"
+}
+
+collect_compile() { # flags module tmpdir
+  # shellcheck disable=SC2086
+  timeout "$COLLECT_TIMEOUT" "$LLVM_BIN/llc" -O2 -filetype=obj "$CORPUS/$2.bc" \
+    -o "$3/m.o" $1 "-irtk-evict-log=$3/m.log"
+}
+
+collect_parse "--levels --packages --exclude-packages" "$@"
+collect_check
 mkdir -p "$OUT"
 
-declare -A FLAGS
-IFS=, read -ra RUN_LIST <<<"$RUNS"
 BASE="-load-pass-plugin=$PLUGIN -irtk-evict-embeddings=$EMBEDDINGS"
 for R in "${RUN_LIST[@]}"; do
   case $R in
@@ -86,53 +75,6 @@ for R in "${RUN_LIST[@]}"; do
   esac
 done
 
-/usr/bin/python3 - "$CORPUS" "$SAMPLE" "$LEVELS" "$PACKAGES" "$EXCLUDE" >"$OUT/modules.list" <<'PY'
-import json, sys
-corpus, k, levels, packages, exclude = sys.argv[1:6]
-levels = set(levels.split(","))
-packages = set(filter(None, packages.split(",")))
-exclude = set(filter(None, exclude.split(",")))
-mods = sorted(m for m in json.load(open(f"{corpus}/corpus_description.json"))["modules"]
-              if m.split("/")[0] in levels
-              and (not packages or m.split("/")[1] in packages)
-              and m.split("/")[1] not in exclude)
-print("\n".join(mods[::int(k)]))
-PY
-
-compile_one() { # run flags module
-  local R=$1 F=$2 M=$3
-  local TXT=$OUT/$R/$M.txt
-  if [[ -s $TXT ]] && grep -qxF "flags	$F" "$TXT"; then
-    return 0
-  fi
-  mkdir -p "$(dirname "$TXT")"
-  local T
-  T=$(mktemp -d)
-  # shellcheck disable=SC2086
-  if timeout 900 "$LLVM_BIN/llc" -O2 -filetype=obj "$CORPUS/$M.bc" -o "$T/m.o" $F \
-    "-irtk-evict-log=$T/m.log" 2>"$T/err"; then
-    {
-      printf 'status\tok\nrun\t%s\nflags\t%s\n' "$R" "$F"
-      "$LLVM_BIN/llvm-size" -A "$T/m.o" |
-        awk '$1 ~ /^\.text/ {s += $2} END {printf "text\t%d\n", s}'
-    } >"$T/txt"
-    if [[ -f $T/m.log ]]; then mv "$T/m.log" "$OUT/$R/$M.log"; fi
-    mv "$T/txt" "$TXT"
-  else
-    { printf 'status\tfailed\nrun\t%s\nflags\t%s\n' "$R" "$F"; head -5 "$T/err"; } >"$TXT"
-  fi
-  rm -rf "$T"
-}
-export -f compile_one
-export OUT CORPUS LLVM_BIN
-
-N=$(wc -l <"$OUT/modules.list")
-log "${#RUN_LIST[@]} runs x $N modules, $JOBS jobs"
-while read -r M; do
-  for R in "${RUN_LIST[@]}"; do
-    NAME=${R%%=*}
-    printf '%s\0%s\0%s\0' "$NAME" "${FLAGS[$NAME]}" "$M"
-  done
-done <"$OUT/modules.list" | xargs -0 -n 3 -P "$JOBS" bash -c 'compile_one "$0" "$1" "$2"'
-FAILED=$(grep -l -x 'status	failed' -r "$OUT" --include='*.txt' | wc -l || true)
-log "done; $FAILED failed compiles"
+collect_modules "--levels=$LEVELS" "--packages=$PACKAGES" \
+  "--exclude-packages=$EXCLUDE"
+collect_all

@@ -27,8 +27,10 @@ and every departure's outcome in OUT/outcomes.tsv: labels for a model that
 decides at each step whether to depart.
 
 Resumable: every compile's log and status stay under OUT/runs/; a rerun
-compiles only what is missing. Prints a JSON summary: functions, how many
-improved, the total score before and after.
+compiles only what is missing. A compile that fails or takes longer than
+30 minutes is recorded as failed and fails only itself (a stock compile:
+its module); the others go on (recipelib.compile_recorded). Prints a JSON
+summary: functions, how many improved, the total score before and after.
 
 Usage: evict-search.py --corpus DIR --out DIR [--levels O2,O3]
            [--packages P,..] [--exclude-packages P,..] [--sample K]
@@ -39,48 +41,31 @@ Usage: evict-search.py --corpus DIR --out DIR [--levels O2,O3]
 import argparse
 import json
 import os
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recipelib  # noqa: E402
 import traininglog  # noqa: E402
 
 
-def modules(args):
-    levels = set(args.levels.split(","))
-    keep = set(filter(None, args.packages.split(",")))
-    drop = set(filter(None, args.exclude_packages.split(",")))
-    with open(os.path.join(args.corpus, "corpus_description.json")) as f:
-        mods = sorted(m for m in json.load(f)["modules"]
-                      if m.split("/")[0] in levels
-                      and (not keep or m.split("/")[1] in keep)
-                      and m.split("/")[1] not in drop)
-    return mods[::args.sample]
-
-
 def compile_one(args, module, name, extra):
-    """Compiles once; returns the log path, or None if it failed."""
-    log = os.path.join(args.out, "runs", module, name + ".log")
-    status = log[:-4] + ".status"
-    if os.path.exists(status):
-        return log if open(status).read().strip() == "ok" else None
-    os.makedirs(os.path.dirname(log), exist_ok=True)
-    tmp = log + ".tmp"
-    cmd = [args.llc, "-O2", "-filetype=obj",
-           os.path.join(args.corpus, module + ".bc"), "-o", os.devnull,
-           "-load-pass-plugin=" + args.plugin, "-irtk-evict-policy=default",
-           "-irtk-evict-log=" + tmp] + extra
-    if args.no_embeddings:
-        cmd.append("-irtk-evict-embeddings=false")
-    ok = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL, timeout=1800).returncode == 0
-    if ok and os.path.exists(tmp):
-        os.replace(tmp, log)
-    with open(status + ".tmp", "w") as f:
-        f.write("ok\n" if ok and os.path.exists(log) else "failed\n")
-    os.replace(status + ".tmp", status)
-    return log if ok and os.path.exists(log) else None
+    """The log of `module` compiled with the default policy and `extra` llc
+    arguments, recorded under args.out/runs/<module>/<name>; None if it
+    failed."""
+    base = os.path.join(args.out, "runs", module, name)
+
+    def command(tmp):
+        cmd = [args.llc, "-O2", "-filetype=obj",
+               os.path.join(args.corpus, module + ".bc"), "-o", os.devnull,
+               "-load-pass-plugin=" + args.plugin,
+               "-irtk-evict-policy=default",
+               "-irtk-evict-log=" + tmp[".log"]] + extra
+        if args.no_embeddings:
+            cmd.append("-irtk-evict-embeddings=false")
+        return cmd
+
+    done = recipelib.compile_recorded(base, command, products=(".log",))
+    return base + ".log" if done.ok else None
 
 
 def search(args, module):
@@ -123,68 +108,59 @@ def write_steps(args, results):
     each labelled with the best of stock and the departures tried there;
     OUT/steps.txt lists them; OUT/outcomes.tsv has every departure's
     score."""
-    lines = []
-    with open(os.path.join(args.out, "outcomes.tsv.tmp"), "w") as tsv:
-        tsv.write("module\tfunction\tk\tj\tstock\tscore\n")
-        for m, (_, steps, outcomes) in results.items():
-            for name, k, j, before, after in outcomes:
-                tsv.write(f"{m}\t{name}\t{k}\t{j}\t{before}\t{after}\n")
-            if not steps:
-                continue
-            cache = {}
+    lines, rows = [], []
+    for m, (_, steps, outcomes) in results.items():
+        rows += [(m,) + o for o in outcomes]
+        if not steps:
+            continue
+        cache = {}
 
-            def decisions(log):
-                if log not in cache:
-                    header, blocks = traininglog.read_contexts(log)
-                    cache[log] = (header, {
-                        name: traininglog.observations(header, block)
-                        for name, block, _, _ in blocks})
-                return cache[log]
+        def decisions(log):
+            if log not in cache:
+                header, blocks = traininglog.read_contexts(log)
+                cache[log] = (header, {
+                    name: traininglog.observations(header, block)
+                    for name, block, _, _ in blocks})
+            return cache[log]
 
-            header = decisions(steps[next(iter(steps))][1])[0]
-            path = os.path.join(args.out, "steps", m + ".log")
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path + ".tmp", "wb") as f:
-                f.write(header)
-                for name in sorted({name for name, _ in steps}):
-                    ks = sorted(k for fn, k in steps if fn == name)
-                    head = None
-                    for k in ks:
-                        by = decisions(steps[(name, k)][1])[1].get(name)
-                        if by and k < len(by[1]):
-                            if head is None:
-                                head = by[0]
-                                f.write(head)
-                            f.write(by[1][k])
-            os.replace(path + ".tmp", path)
-            lines.append(os.path.abspath(path))
-    os.replace(os.path.join(args.out, "outcomes.tsv.tmp"),
-               os.path.join(args.out, "outcomes.tsv"))
-    with open(os.path.join(args.out, "steps.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        chosen = [decisions(steps[next(iter(steps))][1])[0]]
+        for name in sorted({name for name, _ in steps}):
+            ks = sorted(k for fn, k in steps if fn == name)
+            head = None
+            for k in ks:
+                by = decisions(steps[(name, k)][1])[1].get(name)
+                if by and k < len(by[1]):
+                    if head is None:
+                        head = by[0]
+                        chosen.append(head)
+                    chosen.append(by[1][k])
+        path = os.path.join(args.out, "steps", m + ".log")
+        recipelib.write_file(path, b"".join(chosen))
+        lines.append(path)
+    recipelib.write_search(
+        args.out, lines, ["module", "function", "k", "j", "stock", "score"],
+        rows)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--corpus", required=True)
-    p.add_argument("--out", required=True)
+    recipelib.add_arguments(p)
     p.add_argument("--levels", default="O2")
     p.add_argument("--packages", default="")
     p.add_argument("--exclude-packages", default="")
-    p.add_argument("--sample", type=int, default=1)
     p.add_argument("--depth", type=int, default=8)
     p.add_argument("--alternatives", default="-1,0,1")
     p.add_argument("--margin", type=float, default=0.001)
-    p.add_argument("--jobs", type=int, default=os.cpu_count())
-    p.add_argument("--plugin", default=os.path.join(
-        os.path.dirname(__file__), "../../build/lib/IRTKPlugin.so"))
     p.add_argument("--llc", default="/usr/lib/llvm-22/bin/llc")
     p.add_argument("--no-embeddings", action="store_true")
     args = p.parse_args()
     args.alternatives = [int(a) for a in args.alternatives.split(",")]
-    mods = modules(args)
-    with ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(zip(mods, pool.map(lambda m: search(args, m), mods)))
+    results = recipelib.search_all(
+        args, search, levels=args.levels.split(","),
+        packages=args.packages.split(","),
+        exclude=args.exclude_packages.split(","))
+    # A module whose stock compile or records failed has no functions.
+    results = {m: r or ({}, {}, []) for m, r in results.items()}
     write_steps(args, results)
 
     lines, before, after, improved, functions = [], 0.0, 0.0, 0, 0
@@ -200,16 +176,11 @@ def main():
             header, blocks = traininglog.read_contexts(log)
             path = os.path.join(args.out, "labels", m,
                                 os.path.basename(log))
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(header)
-                for name, block, _, _ in blocks:
-                    if name in names:
-                        f.write(block)
-            lines.append(os.path.abspath(path))
-    with open(os.path.join(args.out, "logs.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print(json.dumps({"modules": len(mods), "functions": functions,
+            recipelib.write_file(path, header + b"".join(
+                block for name, block, _, _ in blocks if name in names))
+            lines.append(path)
+    recipelib.write_list(os.path.join(args.out, "logs.txt"), lines)
+    print(json.dumps({"modules": len(results), "functions": functions,
                       "improved": improved, "score before": round(before, 2),
                       "score after": round(after, 2),
                       "change": f"{100 * (after / before - 1):+.3f}%"

@@ -32,6 +32,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recipelib  # noqa: E402
 from traininglog import read_contexts  # noqa: E402
 
 
@@ -39,20 +40,17 @@ def collect(out, runs):
     """{run: {module: {function: (score, decisions)}}} and .text sizes."""
     scores, text = {}, {}
     for run in runs:
-        scores[run], text[run] = {}, {}
+        scores[run] = {}
+        text[run] = {m: int(f.get("text", 0))
+                     for m, f in recipelib.collected(out, run).items()
+                     if f.get("status") == "ok"}
         root = os.path.join(out, run)
         for dirpath, _, files in os.walk(root):
             for fn in files:
-                path = os.path.join(dirpath, fn)
-                module = os.path.relpath(path, root)
-                if fn.endswith(".txt"):
-                    fields = dict(line.rstrip("\n").split("\t", 1)
-                                  for line in open(path) if "\t" in line)
-                    if fields.get("status") == "ok":
-                        text[run][module[:-4]] = int(fields.get("text", 0))
-                elif fn.endswith(".log"):
+                if fn.endswith(".log"):
+                    path = os.path.join(dirpath, fn)
                     _, blocks = read_contexts(path)
-                    scores[run][module[:-4]] = {
+                    scores[run][os.path.relpath(path, root)[:-4]] = {
                         name: (r, n) for name, _, n, r in blocks}
     return scores, text
 
@@ -134,15 +132,10 @@ def cmd_select(args):
             if not keep:
                 continue
             path = os.path.join(args.out, r, m + ".log")
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(header)
-                for b in keep:
-                    f.write(b)
-            lines.append(os.path.abspath(path))
+            recipelib.write_file(path, header + b"".join(keep))
+            lines.append(path)
             chosen[r] += len(fs)
-    with open(os.path.join(args.out, "logs.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    recipelib.write_list(os.path.join(args.out, "logs.txt"), lines)
     print(json.dumps({"functions won": chosen, "logs": len(lines)}))
 
 

@@ -54,8 +54,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import traininglog  # noqa: E402
 import inlinecompile  # noqa: E402
+import recipelib  # noqa: E402
+import traininglog  # noqa: E402
 from inlinecompile import compile_one  # noqa: E402
 
 
@@ -81,7 +82,7 @@ def follow_args(path, follow, write=True):
     """The clang arguments that follow the callers of `follow` ({caller:
     teacher}), written to `path` unless it is recorded already."""
     if write:
-        traininglog.write_file(path, "".join(
+        recipelib.write_file(path, "".join(
             f"{t} {caller}\n" for caller, t in sorted(follow.items())))
     return ["-mllvm", "-irtk-inline-follow-callers=" + path]
 
@@ -108,9 +109,8 @@ def search(args, module):
             trial = dict(follow, **{caller: t})
             name = f"s{step}"
             base = os.path.join(args.out, "runs", module, name)
-            recorded = os.path.exists(base + ".status")
             run = compile_one(args, module, name, teach + follow_args(
-                base + ".callers", trial, write=not recorded))
+                base + ".callers", trial, write=not recipelib.recorded(base)))
             step += 1
             if run:
                 tried.append((run.size, t, changes, run))
@@ -138,9 +138,9 @@ def write_outputs(args, results):
         if not contexts or not contexts[0][2]:
             continue
         path = os.path.join(args.out, "steps", m + ".log")
-        traininglog.write_file(path, header + contexts[0][1])
+        recipelib.write_file(path, header + contexts[0][1])
         lines.append(path)
-    traininglog.write_search(args.out, lines, [
+    recipelib.write_search(args.out, lines, [
         "module", "caller", "teacher", "changes", "before", "after", "kept"],
         rows)
     return rows
@@ -159,10 +159,9 @@ def main():
         p.error(f"--teachers: expected integers, got '{args.teachers}'")
     if args.budget < 0:
         p.error("--budget must not be negative")
-    inlinecompile.check_parameters(args, {
+    results = recipelib.search_all(args, search, params={
         "corpus": os.path.abspath(args.corpus), "teachers": args.teachers,
         "margin": args.margin, "embedding": args.embedding})
-    results = inlinecompile.search_all(args, search)
     rows = write_outputs(args, results)
 
     ok = [r for r in results.values() if r]

@@ -44,9 +44,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import traininglog  # noqa: E402
 import inlinecompile  # noqa: E402
+import recipelib  # noqa: E402
+import traininglog  # noqa: E402
 from inlinecompile import compile_one  # noqa: E402
+
 
 def search(args, module):
     """(stock .text, stock log, [(k, default, flipped .text, its log)])."""
@@ -90,9 +92,9 @@ def write_outputs(args, results):
         if not chosen:
             continue
         path = os.path.join(args.out, "steps", m + ".log")
-        traininglog.write_file(path, header + head + b"".join(chosen))
+        recipelib.write_file(path, header + head + b"".join(chosen))
         lines.append(path)
-    traininglog.write_search(
+    recipelib.write_search(
         args.out, lines, ["module", "k", "default", "stock", "flipped"], rows)
     return rows
 
@@ -103,7 +105,7 @@ def main():
     p.add_argument("--depth", type=int, default=16)
     p.add_argument("--margin", type=int, default=1)
     args = p.parse_args()
-    results = inlinecompile.search_all(args, search)
+    results = recipelib.search_all(args, search)
     rows = write_outputs(args, results)
 
     stock = sum(r[0] for r in results.values() if r)

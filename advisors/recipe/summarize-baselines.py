@@ -31,6 +31,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recipelib  # noqa: E402
+
 
 def read_result(path):
     """The fields of one results file: status, text, sections, functions."""
@@ -185,11 +188,7 @@ def main():
         split = os.path.basename(os.path.normpath(root))
         doc["splits"][split] = summarize(split, root, args, sys.stdout)
     if args.json:
-        tmp = args.json + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, args.json)
+        recipelib.write_file(args.json, json.dumps(doc, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -36,18 +36,8 @@ import os
 import subprocess
 import sys
 
-
-def read_result(path):
-    """status, text size and functions of one collect-inline result."""
-    status, text = None, None
-    with open(path) as f:
-        for line in f:
-            key, _, value = line.rstrip("\n").partition("\t")
-            if key == "status":
-                status = value
-            elif key == "text":
-                text = int(value)
-    return status, text
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recipelib  # noqa: E402
 
 
 def label_of(run):
@@ -58,26 +48,9 @@ def label_of(run):
     return ""  # a learned policy: its own decisions
 
 
-def modules_of(data, run):
-    base = os.path.join(data, run)
-    out = []
-    for root, _, files in os.walk(base):
-        for name in files:
-            if name.endswith(".txt"):
-                rel = os.path.relpath(os.path.join(root, name), base)
-                out.append(rel[: -len(".txt")])
-    return sorted(out)
-
-
 def sizes(data, runs):
     """{module: {run: text}} for modules every run compiled."""
-    table = collections.defaultdict(dict)
-    for run in runs:
-        for m in modules_of(data, run):
-            status, text = read_result(os.path.join(data, run, m + ".txt"))
-            if status == "ok" and text is not None:
-                table[m][run] = text
-    return {m: r for m, r in table.items() if all(x in r for x in runs)}
+    return recipelib.collected_text(data, runs)
 
 
 def main():
@@ -118,8 +91,7 @@ def main():
                 continue
             seen.add(run)
             lines.append(f"{log} 1 {label}" if label else f"{log} 1")
-    with open(a.out + ".list", "w") as f:
-        f.write("\n".join(lines) + "\n")
+    recipelib.write_file(a.out + ".list", "\n".join(lines) + "\n")
     total_oz = sum(r["Oz"] for r in table.values()) if "Oz" in baselines \
         else None
     oracle = sum(min(r[b] for b in baselines) for r in table.values())

@@ -153,29 +153,19 @@ else
   "$RECIPE_DIR/collect-inline.sh" --corpus "$OUT/valid-corpus" \
     --out "$OUT/valid" --runs "$RUNS" --jobs "$JOBS" --plugin "$PLUGIN" \
     "${COLLECT[@]}"
-  TOTALS=$(/usr/bin/python3 - "$OUT/valid" "$NAMES" "$OUT/$NAME-valid.tsv" <<'PY'
-import os, sys
-data, names, tsv = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
-def sizes(run):
-    out = {}
-    root = os.path.join(data, run)
-    for d, _, files in os.walk(root):
-        for fn in files:
-            if fn.endswith(".txt"):
-                f = dict(l.rstrip("\n").split("\t", 1)[:2] for l in open(os.path.join(d, fn)) if "\t" in l)
-                if f.get("status") == "ok":
-                    out[os.path.relpath(os.path.join(d, fn), root)] = int(f["text"])
-    return out
-s = {r: sizes(r) for r in names}
-common = set.intersection(*(set(v) for v in s.values()))
+  TOTALS=$(/usr/bin/python3 - "$RECIPE_DIR" "$OUT/valid" "$NAMES" "$OUT/$NAME-valid.tsv" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import recipelib
+data, names, tsv = sys.argv[2], sys.argv[3].split(","), sys.argv[4]
+common = recipelib.collected_text(data, names)
 if not common:
     sys.exit("train-steps.sh: no module was compiled by every run "
              f"(see the failed records under {data})")
-total = {r: sum(s[r][m] for m in common) for r in names}
-with open(tsv, "w") as f:
-    f.write("run\tmodules\ttext\tvs Oz\n")
-    for r in names:
-        f.write(f"{r}\t{len(common)}\t{total[r]}\t{100 * (total[r] / total['Oz'] - 1):+.3f}%\n")
+total = {r: sum(t[r] for t in common.values()) for r in names}
+recipelib.write_file(tsv, "run\tmodules\ttext\tvs Oz\n" + "".join(
+    f"{r}\t{len(common)}\t{total[r]}\t{100 * (total[r] / total['Oz'] - 1):+.3f}%\n"
+    for r in names))
 sys.stderr.write(open(tsv).read())
 for r in names:
     print(r, total[r])

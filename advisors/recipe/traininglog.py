@@ -9,7 +9,7 @@
 """Splits training logs in LLVM's format (llvm/Analysis/Utils/
 TrainingLogger.h) into contexts and decisions, as bytes, for the recipes
 that cut and relabel logs (evict.py, evict-search.py, inline-search.py,
-inline-caller-search.py), and writes what the inline searches write."""
+inline-caller-search.py); recipelib writes what they cut, atomically."""
 
 import json
 import os
@@ -85,22 +85,3 @@ def features(header, record, names):
     if missing:
         raise ValueError(f"no feature {', '.join(sorted(missing))} in the log")
     return out
-
-
-def write_file(path, data):
-    """Writes data (bytes or str) to path whole or not at all, creating its
-    directory."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path + ".tmp", "wb" if isinstance(data, bytes) else "w") as f:
-        f.write(data)
-    os.replace(path + ".tmp", path)
-
-
-def write_search(out, steps, columns, rows):
-    """A search's listing: out/steps.txt (the step logs' absolute paths, a
-    line each, for `irtk-train fit --logs-from`) and out/outcomes.tsv
-    (columns, then rows)."""
-    write_file(os.path.join(out, "outcomes.tsv"), "".join(
-        "\t".join(map(str, r)) + "\n" for r in [columns] + list(rows)))
-    write_file(os.path.join(out, "steps.txt"),
-               "".join(os.path.abspath(s) + "\n" for s in steps))
