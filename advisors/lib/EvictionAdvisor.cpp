@@ -17,10 +17,12 @@
 #include "irtk/advisors/EvictionAdvisor.h"
 #include "AllocationOrderMirror.h"
 #include "irtk/advisors/MLP.h"
-#include "irtk/ir2vec/Diagnostics.h"
+#include "irtk/ircommon/Diagnostics.h"
+#include "irtk/ircommon/InsertedPass.h"
 #include "irtk/mir2vec/Embedder.h"
 #include "irtk/mir2vec/Loader.h"
 #include "irtk/support/ReadFile.h"
+#include "irtk/vocab/VocabularyPath.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -47,15 +49,12 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/PassInfo.h"
-#include "llvm/PassRegistry.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <cstring>
+#include <iterator>
 #include <memory>
-#include <mutex>
 
 using namespace llvm;
 
@@ -85,41 +84,21 @@ namespace irtk::advisors {
 
 namespace {
 
-// Buffer order of the features (evictionFeatures).
+// Buffer order of the features (evictionFeatures): the feature table's.
 enum Feature : size_t {
-  Evictable,
-  IsFree,
-  NrUrgentByClass,
-  NrBrokenHints,
-  IsHint,
-  IsLocal,
-  NrRematerializable,
-  NrDefsAndUses,
-  WeighedReads,
-  WeighedWrites,
-  WeighedReadWrites,
-  WeighedIndvars,
-  HintWeights,
-  StartBBFreq,
-  EndBBFreq,
-  HottestBBFreq,
-  LiveRangeSize,
-  UseDefDensity,
-  NrSplitProducts,
-  NrUnspillable,
-  AssignedFraction,
-  EvictDefault,
-  IsDefault,
-  Mir2VecDefsAndUses,
-  Mir2VecDefsAndUsesByFreq,
+#define IRTK_EVICT_FEATURE(Id, Name, Type, Shape, Normalised, Doc) Id,
+#include "irtk/advisors/EvictionFeatures.def"
 };
 
 // The per-position features scaled by their largest value in a decision,
 // as LLVM scales them (the others are flags, counts of private state, or
 // not per position).
 bool isNormalized(size_t F) {
-  return F >= NrUrgentByClass && F <= UseDefDensity && F != IsHint &&
-         F != IsLocal;
+  static constexpr bool Normalised[] = {
+#define IRTK_EVICT_FEATURE(Id, Name, Type, Shape, Normalised, Doc) Normalised,
+#include "irtk/advisors/EvictionFeatures.def"
+  };
+  return F < std::size(Normalised) && Normalised[F];
 }
 
 constexpr int64_t NoEvictionPos = EvictionCandidates;
@@ -127,39 +106,17 @@ constexpr int64_t NoEvictionPos = EvictionCandidates;
 } // namespace
 
 std::vector<TensorSpec> evictionFeatures(unsigned EmbeddingDim) {
-  const std::vector<int64_t> Pos{1, static_cast<int64_t>(EvictionPositions)};
-  std::vector<TensorSpec> F{
-      TensorSpec::createSpec<int64_t>("evictable", Pos),
-      TensorSpec::createSpec<int64_t>("is_free", Pos),
-      TensorSpec::createSpec<float>("nr_urgent_by_class", Pos),
-      TensorSpec::createSpec<float>("nr_broken_hints", Pos),
-      TensorSpec::createSpec<int64_t>("is_hint", Pos),
-      TensorSpec::createSpec<int64_t>("is_local", Pos),
-      TensorSpec::createSpec<float>("nr_rematerializable", Pos),
-      TensorSpec::createSpec<float>("nr_defs_and_uses", Pos),
-      TensorSpec::createSpec<float>("weighed_reads_by_max", Pos),
-      TensorSpec::createSpec<float>("weighed_writes_by_max", Pos),
-      TensorSpec::createSpec<float>("weighed_read_writes_by_max", Pos),
-      TensorSpec::createSpec<float>("weighed_indvars_by_max", Pos),
-      TensorSpec::createSpec<float>("hint_weights_by_max", Pos),
-      TensorSpec::createSpec<float>("start_bb_freq_by_max", Pos),
-      TensorSpec::createSpec<float>("end_bb_freq_by_max", Pos),
-      TensorSpec::createSpec<float>("hottest_bb_freq_by_max", Pos),
-      TensorSpec::createSpec<float>("liverange_size", Pos),
-      TensorSpec::createSpec<float>("use_def_density", Pos),
-      TensorSpec::createSpec<int64_t>("nr_split_products", Pos),
-      TensorSpec::createSpec<int64_t>("nr_unspillable", Pos),
-      TensorSpec::createSpec<float>("assigned_fraction", {1}),
-      TensorSpec::createSpec<int64_t>("evict_default", {1}),
-      TensorSpec::createSpec<int64_t>("is_default", Pos),
-  };
-  if (EmbeddingDim) {
-    std::vector<int64_t> Shape{static_cast<int64_t>(EvictionPositions),
-                               static_cast<int64_t>(EmbeddingDim)};
-    F.push_back(TensorSpec::createSpec<float>("mir2vec_defs_and_uses", Shape));
-    F.push_back(
-        TensorSpec::createSpec<float>("mir2vec_defs_and_uses_by_freq", Shape));
-  }
+  const std::vector<int64_t> PerPosition{
+      1, static_cast<int64_t>(EvictionPositions)};
+  const std::vector<int64_t> Scalar{1};
+  const std::vector<int64_t> PerPositionEmbedding{
+      static_cast<int64_t>(EvictionPositions),
+      static_cast<int64_t>(EmbeddingDim)};
+  std::vector<TensorSpec> F;
+#define IRTK_EVICT_FEATURE(Id, Name, Type, Shape, Normalised, Doc)             \
+  if (&Shape != &PerPositionEmbedding || EmbeddingDim)                         \
+    F.push_back(TensorSpec::createSpec<Type>(Name, Shape));
+#include "irtk/advisors/EvictionFeatures.def"
   return F;
 }
 
@@ -200,7 +157,7 @@ struct Session {
       Error = std::move(Message);
     if (!Reported) {
       Reported = true;
-      ir2vec::reportError(Ctx, "irtk: " + Error);
+      ircommon::reportError(Ctx, "irtk: " + Error);
     }
   }
 
@@ -216,17 +173,14 @@ bool Session::setUp(const MachineFunction &MF) {
   // A model that reads no MIR2Vec feature, with no log, needs no target
   // layout and no vocabulary: building them would cost more than the
   // allocation decisions.
-  std::optional<MLPDescription> Model;
-  bool Embeddings = false;
-  if (O.Embeddings) {
-    Expected<bool> R = policyReadsAny(
-        O.Policy, [](StringRef F) { return F.starts_with("mir2vec_"); }, Model);
-    if (!R) {
-      fail(Ctx, toString(R.takeError()));
-      return false;
-    }
-    Embeddings = *R;
+  Expected<PreparedPolicy> Policy = PreparedPolicy::read(O.Policy);
+  if (!Policy) {
+    fail(Ctx, toString(Policy.takeError()));
+    return false;
   }
+  bool Embeddings = O.Embeddings && Policy->readsAny([](StringRef F) {
+    return findAdvisor("evict")->isEmbedding(F);
+  });
   // A vocabulary the user named must exist even when nothing reads it.
   if (!Embeddings && !O.VocabularyPath.empty())
     if (llvm::Error E =
@@ -239,29 +193,26 @@ bool Session::setUp(const MachineFunction &MF) {
     Layout = mir2vec::TargetLayout::create(
         *STI.getInstrInfo(), *STI.getRegisterInfo(),
         mir2vec::layoutDescription(MF.getTarget()));
-    std::string Path = O.VocabularyPath;
-    if (Path.empty()) {
-      Path = mir2vec::defaultVocabularyPath(O.BinaryPath, MF.getTarget());
-      if (Path.empty()) {
-        fail(Ctx, "the eviction advisor's MIR2Vec features need a "
-                  "vocabulary for " +
-                      MF.getTarget().getTargetTriple().str() +
-                      ": set -irtk-mir-vocab-path (irtk bundles one for "
-                      "x86-64 only) or -irtk-evict-embeddings=false");
-        return false;
-      }
-      if (!sys::fs::exists(Path)) {
-        fail(Ctx, "the eviction advisor's MIR2Vec features need the "
-                  "bundled vocabulary " +
-                      Path +
-                      ", which is missing (the plugin was moved from its "
-                      "installation?): set -irtk-mir-vocab-path or "
-                      "-irtk-evict-embeddings=false");
-        return false;
-      }
-    }
+    Expected<std::string> Path = vocab::resolveVocabularyPath(
+        O.VocabularyPath,
+        mir2vec::defaultVocabularyPath(O.BinaryPath, MF.getTarget()),
+        [&](StringRef Default) -> std::string {
+          if (Default.empty())
+            return "the eviction advisor's MIR2Vec features need a "
+                   "vocabulary for " +
+                   MF.getTarget().getTargetTriple().str() +
+                   ": set -irtk-mir-vocab-path (irtk bundles one for "
+                   "x86-64 only) or -irtk-evict-embeddings=false";
+          return "the eviction advisor's MIR2Vec features need the "
+                 "bundled vocabulary " +
+                 Default.str() +
+                 ", which is missing (the plugin was moved from its "
+                 "installation?): set -irtk-mir-vocab-path or "
+                 "-irtk-evict-embeddings=false";
+        });
     Expected<vocab::Vocabulary> V =
-        mir2vec::loadVocabulary(Path, *Layout, O.VocabularyWeights);
+        Path ? mir2vec::loadVocabulary(*Path, *Layout, O.VocabularyWeights)
+             : Expected<vocab::Vocabulary>(Path.takeError());
     if (!V) {
       fail(Ctx, toString(V.takeError()));
       return false;
@@ -269,13 +220,12 @@ bool Session::setUp(const MachineFunction &MF) {
     Vocabulary.emplace(std::move(*V));
     Dim = Vocabulary->dimension();
   }
-  PolicySpec Spec{"evict", evictionFeatures(Dim),
-                  TensorSpec::createSpec<int64_t>("index_to_evict", {1}),
+  const AdvisorInfo &Info = *findAdvisor("evict");
+  PolicySpec Spec{Info.Name.str(), evictionFeatures(Dim),
+                  TensorSpec::createSpec<int64_t>(Info.Decision.str(), {1}),
                   EvictDefault, TensorSpec::createSpec<float>("reward", {1})};
   Expected<std::unique_ptr<PolicyRunner>> R =
-      Model ? PolicyRunner::create(Ctx, std::move(Spec), O.Policy,
-                                   std::move(*Model))
-            : PolicyRunner::create(Ctx, std::move(Spec), O.Policy);
+      PolicyRunner::create(Ctx, std::move(Spec), std::move(*Policy));
   if (!R) {
     fail(Ctx, toString(R.takeError()));
     return false;
@@ -711,7 +661,8 @@ public:
   bool doFinalization(Module &M) override {
     if (S.Runner)
       if (Error E = S.Runner->finish())
-        ir2vec::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
+        ircommon::reportError(M.getContext(),
+                              "irtk: " + toString(std::move(E)));
     return false;
   }
 
@@ -720,9 +671,9 @@ private:
   Session &S;
 };
 
-/// The pipeline this thread is building: LLVM makes inserted passes through
-/// the registry, with no way to hand them arguments.
-thread_local std::shared_ptr<Session> Building;
+class ScorePass;
+/// Inserted after the virtual registers are rewritten, with its session.
+using InsertedScorePass = ircommon::InsertedPass<ScorePass, Session>;
 
 /// Runs after the virtual registers are rewritten (LLVM's own scoring pass
 /// there does nothing in a build without TensorFlow Lite, as Debian's is):
@@ -730,7 +681,8 @@ thread_local std::shared_ptr<Session> Building;
 class ScorePass final : public MachineFunctionPass {
 public:
   static char ID;
-  ScorePass() : MachineFunctionPass(ID), Shared(Building) {}
+  ScorePass()
+      : MachineFunctionPass(ID), Shared(InsertedScorePass::building()) {}
 
   StringRef getPassName() const override {
     return "irtk Register Allocation Score";
@@ -760,17 +712,6 @@ private:
 
 char ScorePass::ID = 0;
 
-void registerScorePass() {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    static PassInfo Info("irtk Register Allocation Score",
-                         "irtk-regalloc-score", &ScorePass::ID,
-                         PassInfo::NormalCtor_t(callDefaultCtor<ScorePass>),
-                         /*CFGOnly=*/false, /*IsAnalysis=*/false);
-    PassRegistry::getPassRegistry()->registerPass(Info);
-  });
-}
-
 } // namespace
 
 void insertEvictionAdvisor(TargetMachine &, legacy::PassManagerBase &PM,
@@ -780,10 +721,9 @@ void insertEvictionAdvisor(TargetMachine &, legacy::PassManagerBase &PM,
   PM.add(new EvictionAdvisorPass(S));
   if (O.Policy.LogPath.empty())
     return;
-  registerScorePass();
-  // Made after this returns, as the pipeline is built on this thread.
-  Building = S;
-  Config.insertPass(&VirtRegRewriterID, &ScorePass::ID);
+  InsertedScorePass::insert(Config, &VirtRegRewriterID, std::move(S),
+                            "irtk Register Allocation Score",
+                            "irtk-regalloc-score");
 }
 
 } // namespace irtk::advisors

@@ -8,7 +8,7 @@
 
 #include "irtk/advisors/InlineAdvisor.h"
 #include "irtk/advisors/MLP.h"
-#include "irtk/ir2vec/Diagnostics.h"
+#include "irtk/ircommon/Diagnostics.h"
 #include "irtk/support/OutputFile.h"
 #include "irtk/support/ReadFile.h"
 
@@ -29,8 +29,15 @@ using namespace llvm;
 
 namespace irtk::advisors {
 
-static const char *const EmbeddingNames[] = {"callee_embedding",
-                                             "caller_embedding"};
+// Our features, after LLVM's: the feature table's ids and names.
+enum OurFeature : size_t {
+#define IRTK_INLINE_FEATURE(Id, Name, Type, Shape, Doc) Id,
+#include "irtk/advisors/InlineFeatures.def"
+};
+static constexpr StringLiteral OurFeatureNames[] = {
+#define IRTK_INLINE_FEATURE(Id, Name, Type, Shape, Doc) Name,
+#include "irtk/advisors/InlineFeatures.def"
+};
 
 std::string InlineTeacher::featureName() const {
   return "teacher_thr" + std::to_string(Threshold);
@@ -41,12 +48,12 @@ std::string InlineTeacher::featureName() const {
 static std::vector<TensorSpec>
 withOurFeatures(std::vector<TensorSpec> Specs, unsigned EmbeddingDim,
                 ArrayRef<InlineTeacher> Teachers) {
-  if (!findFeature(Specs, DefaultDecisionName))
-    Specs.push_back(DefaultDecisionSpec);
-  if (EmbeddingDim)
-    for (const char *Name : EmbeddingNames)
-      Specs.push_back(TensorSpec::createSpec<float>(
-          Name, {static_cast<int64_t>(EmbeddingDim)}));
+  const std::vector<int64_t> Scalar{1};
+  const std::vector<int64_t> Embedding{static_cast<int64_t>(EmbeddingDim)};
+#define IRTK_INLINE_FEATURE(Id, Name, Type, Shape, Doc)                        \
+  if (!findFeature(Specs, Name) && (&Shape != &Embedding || EmbeddingDim))     \
+    Specs.push_back(TensorSpec::createSpec<Type>(Name, Shape));
+#include "irtk/advisors/InlineFeatures.def"
   for (const InlineTeacher &T : Teachers)
     Specs.push_back(TensorSpec::createSpec<int64_t>(T.featureName(), {1}));
   return Specs;
@@ -113,8 +120,8 @@ public:
     const std::vector<TensorSpec> &Specs = runner().spec().Inputs;
     DefaultIndex = *findFeature(Specs, DefaultDecisionName);
     if (Vocab && Kind) {
-      CalleeIndex = findFeature(Specs, EmbeddingNames[0]);
-      CallerIndex = findFeature(Specs, EmbeddingNames[1]);
+      CalleeIndex = findFeature(Specs, OurFeatureNames[CalleeEmbedding]);
+      CallerIndex = findFeature(Specs, OurFeatureNames[CallerEmbedding]);
     }
     for (auto &[Name, Decide] : TeacherDecisions)
       Teachers.emplace_back(findFeature(Specs, Name), std::move(Decide));
@@ -128,7 +135,7 @@ public:
           OS << Trace;
           return Error::success();
         }))
-      ir2vec::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
+      ircommon::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
   }
 
   PolicyRunner &runner() { return *static_cast<PolicyRunner *>(&*ModelRunner); }
@@ -321,24 +328,22 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
 
   // Nothing reads the embeddings under the default policy without a log,
   // nor with a model that names none of them and no log: then no vocabulary
-  // is loaded (a model file read here is not read again).
-  std::optional<ir2vec::EmbeddingKind> Embedding = Opts.Embedding;
-  std::optional<MLPDescription> Model;
-  if (Embedding) {
-    Expected<bool> R = policyReadsAny(
-        Opts.Policy,
-        [](StringRef F) { return is_contained(EmbeddingNames, F); }, Model);
-    if (!R) {
-      ir2vec::reportError(M.getContext(), "irtk: " + toString(R.takeError()));
-      return Stock();
-    }
-    if (!*R)
-      Embedding.reset();
+  // is loaded (the model file read here is not read again).
+  Expected<PreparedPolicy> Policy = PreparedPolicy::read(Opts.Policy);
+  if (!Policy) {
+    ircommon::reportError(M.getContext(),
+                          "irtk: " + toString(Policy.takeError()));
+    return Stock();
   }
+  std::optional<ir2vec::EmbeddingKind> Embedding = Opts.Embedding;
+  if (Embedding && !Policy->readsAny([](StringRef F) {
+        return findAdvisor("inline")->isEmbedding(F);
+      }))
+    Embedding.reset();
   // A vocabulary the user named must exist even when nothing reads it.
   if (!Embedding && !Opts.Vocab.Path.empty())
     if (Error E = support::checkReadable(Opts.Vocab.Path, "vocabulary")) {
-      ir2vec::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
+      ircommon::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
       return Stock();
     }
   const vocab::Vocabulary *Vocab = nullptr;
@@ -367,17 +372,18 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
       Follow = T.featureName();
   }
   if (Opts.Follow && !Follow) {
-    ir2vec::reportError(M.getContext(),
-                        "irtk: the default policy cannot follow "
-                        "threshold " +
-                            Twine(*Opts.Follow) + ": not a teacher");
+    ircommon::reportError(M.getContext(),
+                          "irtk: the default policy cannot follow "
+                          "threshold " +
+                              Twine(*Opts.Follow) + ": not a teacher");
     return Stock();
   }
   StringMap<size_t> CallerTeachers;
   if (!Opts.FollowCallersPath.empty()) {
     Expected<StringMap<int>> Map = readCallerTeachers(Opts.FollowCallersPath);
     if (!Map) {
-      ir2vec::reportError(M.getContext(), "irtk: " + toString(Map.takeError()));
+      ircommon::reportError(M.getContext(),
+                            "irtk: " + toString(Map.takeError()));
       return Stock();
     }
     for (const auto &[Caller, Threshold] : *Map) {
@@ -385,8 +391,8 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
         return T.Threshold == Threshold;
       });
       if (T == Opts.Teachers.end()) {
-        ir2vec::reportError(M.getContext(),
-                            "irtk: " + Opts.FollowCallersPath + ": threshold " +
+        ircommon::reportError(
+            M.getContext(), "irtk: " + Opts.FollowCallersPath + ": threshold " +
                                 Twine(Threshold) + " (for '" + Caller +
                                 "') is not a teacher (-irtk-inline-teachers)");
         return Stock();
@@ -406,16 +412,15 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
                     DefaultIndex,
                     TensorSpec::createSpec<float>(RewardName, {1})};
     Expected<std::unique_ptr<PolicyRunner>> R =
-        Model ? PolicyRunner::create(M.getContext(), Spec, Opts.Policy,
-                                     *std::exchange(Model, std::nullopt))
-              : PolicyRunner::create(M.getContext(), Spec, Opts.Policy);
+        PolicyRunner::create(M.getContext(), Spec, std::move(*Policy));
     if (R)
       return std::move(*R);
     // MLInlineAdvisor would report a missing runner as "Could not create
     // model runner": give it one that cannot fail, report our error, and
     // let the stock advisor go on.
     RunnerError = toString(R.takeError());
-    return cantFail(PolicyRunner::create(M.getContext(), Spec, {}));
+    return cantFail(
+        PolicyRunner::create(M.getContext(), Spec, PolicyOptions()));
   };
   auto *A = new IRTKInlineAdvisor(
       M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC), Embedding,
@@ -425,7 +430,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
     return A;
   A->dropTrace();
   delete A;
-  ir2vec::reportError(M.getContext(), "irtk: " + RunnerError);
+  ircommon::reportError(M.getContext(), "irtk: " + RunnerError);
   return Stock();
 }
 

@@ -7,12 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/MLP.h"
-#include "irtk/advisors/Policy.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
 
-#include "Layers.h"
+#include "Network.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -25,7 +24,6 @@
 #include <Eigen/Dense>
 
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -53,19 +51,6 @@ StringRef activationKindName(ActivationKind K) {
     return "tanh";
   }
   return "linear";
-}
-
-const AdvisorDecisionInfo *findAdvisorDecision(StringRef Advisor) {
-  static const AdvisorDecisionInfo Advisors[] = {
-      {"inline", "inlining_decision", "inlining_default", OutputKind::Logit,
-       ""},
-      {"evict", "index_to_evict", "evict_default", OutputKind::ArgMax,
-       "evictable"},
-  };
-  for (const AdvisorDecisionInfo &A : Advisors)
-    if (A.Advisor == Advisor)
-      return &A;
-  return nullptr;
 }
 
 size_t MLPDescription::inputSize() const {
@@ -268,7 +253,7 @@ private:
 /// each number through strtod and a json::Value: an 8 MB model took a
 /// billion instructions to read, in every compiler process. This pass
 /// reads the number arrays of the places that hold them (inputs[i].mean,
-/// .scale, layers[i].bias, layers[i].weights[j]) with std::from_chars
+/// .scale, layers[i].bias, layers[i].weights[j]) with support::readJSONNumber
 /// (correctly rounded, as strtod) and leaves a short placeholder string
 /// in their place. Arrays it does not recognise as plain numbers stay in
 /// the text. Parsing stays llvm::json's; a file it finds any fault in is
@@ -379,21 +364,8 @@ private:
       return false; // Empty: the plain reading says what is wrong.
     while (true) {
       SkipSpace();
-      // JSON's grammar, which from_chars is more lenient than.
-      const char *Start = P;
-      if (P < E && *P == '-')
-        ++P;
-      if (P >= E || !std::isdigit(static_cast<unsigned char>(*P)) ||
-          (*P == '0' && P + 1 < E &&
-           std::isdigit(static_cast<unsigned char>(P[1]))))
-        return false;
-      while (P < E &&
-             (std::isdigit(static_cast<unsigned char>(*P)) || *P == '.' ||
-              *P == 'e' || *P == 'E' || *P == '+' || *P == '-'))
-        ++P;
       double D;
-      auto [Ptr, Err] = std::from_chars(Start, P, D);
-      if (Err != std::errc() || Ptr != P || !std::isfinite(D))
+      if (!support::readJSONNumber(P, E, D))
         return false;
       V.push_back(D);
       SkipSpace();
@@ -602,8 +574,7 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
       D.Mask = S->str();
       // Only the advisor's own mask says which choices are legal; another
       // feature would have the model choose among the wrong ones.
-      if (const AdvisorDecisionInfo *A = findAdvisorDecision(D.Advisor);
-          A && D.Mask != A->Mask)
+      if (const AdvisorInfo *A = findAdvisor(D.Advisor); A && D.Mask != A->Mask)
         return R.error(
             "output.mask",
             "'" + D.Mask + "' is not the " + D.Advisor + " advisor's mask" +
@@ -724,10 +695,7 @@ struct MLPModel::Impl {
   std::optional<std::pair<size_t, TensorSpec>> MaskInput;
   /// DefaultMargin only: the advisor's default decision.
   std::optional<std::pair<size_t, TensorSpec>> DefaultInput;
-  Layers Net;
-
-  /// The network's outputs for the normalised inputs \p X.
-  Eigen::VectorXd forward(Eigen::VectorXd X) const;
+  Network Net;
 };
 
 MLPModel::MLPModel(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -797,18 +765,9 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
   if (D.DefaultMargin)
     Impl->DefaultInput.emplace(Spec.DefaultIndex,
                                Spec.Inputs[Spec.DefaultIndex]);
-  Impl->Net = layersOf(D);
+  Impl->Net = Network::of(D);
   Impl->D = std::move(D);
   return std::unique_ptr<MLPModel>(new MLPModel(std::move(Impl)));
-}
-
-Eigen::VectorXd MLPModel::Impl::forward(Eigen::VectorXd X) const {
-  for (size_t L = 0; L < Net.W.size(); ++L) {
-    Eigen::VectorXd Y = Net.W[L] * X + Net.B[L];
-    activate(D.Layers[L].Activation, Y);
-    X = std::move(Y);
-  }
-  return X;
 }
 
 std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
@@ -829,13 +788,13 @@ std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
   };
   if (!I->D.Positions) {
     Fill(0);
-    Eigen::VectorXd Y = I->forward(X);
+    Eigen::VectorXd Y = I->Net.forward(X);
     return std::vector<double>(Y.data(), Y.data() + Y.size());
   }
   std::vector<double> Out(I->D.Positions);
   for (unsigned P = 0; P < I->D.Positions; ++P) {
     Fill(P);
-    Out[P] = I->forward(X)(0);
+    Out[P] = I->Net.forward(X)(0);
   }
   return Out;
 }

@@ -9,7 +9,7 @@
 #include "irtk/advisors/Policy.h"
 #include "Channel.h"
 #include "irtk/advisors/MLP.h"
-#include "irtk/ir2vec/Diagnostics.h"
+#include "irtk/ircommon/Diagnostics.h"
 #include "irtk/support/OutputFile.h"
 
 #include "llvm/Analysis/Utils/TrainingLogger.h"
@@ -46,31 +46,6 @@ StringRef policyKindName(PolicyKind K) {
   return "default";
 }
 
-std::optional<size_t> findFeature(ArrayRef<TensorSpec> Specs, StringRef Name) {
-  for (size_t I = 0; I < Specs.size(); ++I)
-    if (Specs[I].name() == Name)
-      return I;
-  return std::nullopt;
-}
-
-double readScalar(const TensorSpec &Spec, const void *Buffer, size_t Element) {
-  switch (Spec.type()) {
-#define IRTK_READ(T, Name)                                                     \
-  case TensorType::Name: {                                                     \
-    T X;                                                                       \
-    std::memcpy(&X, static_cast<const char *>(Buffer) + Element * sizeof(T),   \
-                sizeof(T));                                                    \
-    return static_cast<double>(X);                                             \
-  }
-    SUPPORTED_TENSOR_TYPES(IRTK_READ)
-#undef IRTK_READ
-  case TensorType::Invalid:
-  case TensorType::Total:
-    break;
-  }
-  return 0;
-}
-
 namespace {
 /// Lets llvm::Logger, which owns its stream, write into an OutputFile.
 class StreamRef : public raw_ostream {
@@ -96,24 +71,35 @@ PolicyRunner::PolicyRunner(LLVMContext &Ctx, PolicySpec Spec,
 
 PolicyRunner::~PolicyRunner() {
   if (Error E = finish())
-    ir2vec::reportError(Ctx, "irtk: " + toString(std::move(E)));
+    ircommon::reportError(Ctx, "irtk: " + toString(std::move(E)));
+}
+
+Expected<PreparedPolicy> PreparedPolicy::read(PolicyOptions Opts) {
+  PreparedPolicy P(std::move(Opts));
+  if (P.Opts.Kind == PolicyKind::Model && !P.Opts.ModelPath.empty()) {
+    Expected<MLPDescription> D = MLPDescription::load(P.Opts.ModelPath);
+    if (!D)
+      return D.takeError();
+    P.Model = std::move(*D);
+  }
+  return P;
+}
+
+bool PreparedPolicy::readsAny(function_ref<bool(StringRef)> IsFeature) const {
+  if (!Opts.LogPath.empty() || Opts.Kind == PolicyKind::Interactive)
+    return true;
+  if (Opts.Kind == PolicyKind::Default)
+    return false;
+  if (!Model)
+    return true;
+  return any_of(Model->Inputs, [&](const MLPDescription::Input &I) {
+    return IsFeature(I.Name);
+  });
 }
 
 Expected<std::unique_ptr<PolicyRunner>>
-PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
-                     const PolicyOptions &Opts) {
-  return create(Ctx, std::move(Spec), Opts, nullptr);
-}
-
-Expected<std::unique_ptr<PolicyRunner>>
-PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
-                     const PolicyOptions &Opts, MLPDescription Model) {
-  return create(Ctx, std::move(Spec), Opts, &Model);
-}
-
-Expected<std::unique_ptr<PolicyRunner>>
-PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
-                     const PolicyOptions &Opts, MLPDescription *Model) {
+PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec, PreparedPolicy Policy) {
+  const PolicyOptions &Opts = Policy.options();
   if (Spec.DefaultIndex >= Spec.Inputs.size())
     return createStringError(inconvertibleErrorCode(),
                              "the default decision is not an input");
@@ -130,8 +116,8 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
                                "<file>)",
                                Opts.OptionPrefix.c_str());
     Expected<MLPDescription> D =
-        Model ? Expected<MLPDescription>(std::move(*Model))
-              : MLPDescription::load(Opts.ModelPath);
+        Policy.Model ? Expected<MLPDescription>(std::move(*Policy.Model))
+                     : MLPDescription::load(Opts.ModelPath);
     if (!D)
       return D.takeError();
     Expected<std::unique_ptr<MLPModel>> M =
@@ -176,25 +162,6 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec,
         /*IncludeReward=*/true);
   }
   return R;
-}
-
-Expected<bool> policyReadsAny(const PolicyOptions &Opts,
-                              function_ref<bool(StringRef)> IsFeature,
-                              std::optional<MLPDescription> &Model) {
-  if (!Opts.LogPath.empty() || Opts.Kind == PolicyKind::Interactive)
-    return true;
-  if (Opts.Kind == PolicyKind::Default)
-    return false;
-  if (Opts.ModelPath.empty())
-    return true;
-  Expected<MLPDescription> D = MLPDescription::load(Opts.ModelPath);
-  if (!D)
-    return D.takeError();
-  bool Reads = any_of(D->Inputs, [&](const MLPDescription::Input &I) {
-    return IsFeature(I.Name);
-  });
-  Model = std::move(*D);
-  return Reads;
 }
 
 bool PolicyRunner::readsInput(size_t Index) const {
@@ -262,7 +229,7 @@ int64_t PolicyRunner::defaultDecision() const {
 
 void PolicyRunner::failChannel(Error E) {
   ChannelFailed = true;
-  ir2vec::reportError(Ctx, "irtk: " + toString(std::move(E)));
+  ircommon::reportError(Ctx, "irtk: " + toString(std::move(E)));
 }
 
 void *PolicyRunner::evaluateUntyped() {

@@ -7,18 +7,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/Trainer.h"
-#include "irtk/advisors/Policy.h"
+#include "irtk/advisors/Features.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-#include "Layers.h"
+#include "Network.h"
 
 #include <Eigen/Dense>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -136,33 +137,8 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
   return Error::success();
 }
 
-namespace {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-
-/// The layers with each one's activation, as a model file has them.
-struct Network : Layers {
-  std::vector<ActivationKind> Activation;
-
-  /// Pre-activations and activations of every layer for the columns of X.
-  void forward(const MatrixXd &X, std::vector<MatrixXd> &Z,
-               std::vector<MatrixXd> &A) const {
-    Z.resize(W.size());
-    A.resize(W.size() + 1);
-    A[0] = X;
-    for (size_t L = 0; L < W.size(); ++L) {
-      Z[L] = (W[L] * A[L]).colwise() + B[L];
-      A[L + 1] = Z[L];
-      activate(Activation[L], A[L + 1]);
-    }
-  }
-};
-
-/// Adam's state for one parameter matrix.
-struct AdamState {
-  MatrixXd M, V;
-};
-} // namespace
 
 namespace {
 /// How a dataset's rows become the network's input columns: one column per
@@ -250,41 +226,72 @@ static void normalisation(const Dataset &D, const ColumnLayout &L,
   }
 }
 
-/// Loss and gradient of the last layer's pre-activations \p Z for the
-/// examples \p Rows (columns of Z), weighted by \p W.
-static double lossGradient(const Dataset &D, Eigen::Ref<const MatrixXd> Z,
-                           ArrayRef<size_t> Rows, ArrayRef<double> W,
-                           MatrixXd &G) {
-  G.setZero(Z.rows(), Z.cols());
-  double Loss = 0;
-  for (size_t K = 0; K < Rows.size(); ++K) {
-    size_t R = Rows[K];
-    if (D.Output == OutputKind::Logit) {
-      double X = Z(0, K), Y = static_cast<double>(D.Label[R]);
-      // log(1 + e^x) - y x, computed stably.
-      Loss += W[K] *
-              (std::max(X, 0.0) - X * Y + std::log1p(std::exp(-std::abs(X))));
-      G(0, K) = W[K] * (1.0 / (1.0 + std::exp(-X)) - Y);
-      continue;
+namespace {
+/// A loss over a batch of the last layer's outputs.
+class Loss {
+public:
+  virtual ~Loss() = default;
+
+  /// The loss of the examples \p Rows (the columns of \p Z), weighted by
+  /// \p W, and its gradient with respect to Z in \p G.
+  double gradient(const Dataset &D, Eigen::Ref<const MatrixXd> Z,
+                  ArrayRef<size_t> Rows, ArrayRef<double> W,
+                  MatrixXd &G) const {
+    G.setZero(Z.rows(), Z.cols());
+    double Sum = 0;
+    for (size_t K = 0; K < Rows.size(); ++K) {
+      Eigen::VectorXd GK = Eigen::VectorXd::Zero(Z.rows());
+      Sum += W[K] * example(D, Z.col(K), Rows[K], GK);
+      G.col(K) = W[K] * GK;
     }
+    return Sum;
+  }
+
+private:
+  /// One example's loss for its outputs \p Z, and its gradient in \p G
+  /// (zero where the example has no say).
+  virtual double example(const Dataset &D, Eigen::Ref<const VectorXd> Z,
+                         size_t Row, VectorXd &G) const = 0;
+};
+
+/// Yes/no decisions: binary cross-entropy of the logit.
+class LogitLoss final : public Loss {
+  double example(const Dataset &D, Eigen::Ref<const VectorXd> Z, size_t Row,
+                 VectorXd &G) const override {
+    double X = Z(0), Y = static_cast<double>(D.Label[Row]);
+    G(0) = 1.0 / (1.0 + std::exp(-X)) - Y;
+    // log(1 + e^x) - y x, computed stably.
+    return std::max(X, 0.0) - X * Y + std::log1p(std::exp(-std::abs(X)));
+  }
+};
+
+/// A choice among legal candidates: softmax cross-entropy over the legal
+/// ones.
+class ChoiceLoss final : public Loss {
+  double example(const Dataset &D, Eigen::Ref<const VectorXd> Z, size_t Row,
+                 VectorXd &G) const override {
+    const uint8_t *Legal = &D.Legal[Row * D.Choices];
     double Max = -std::numeric_limits<double>::infinity();
     for (unsigned C = 0; C < D.Choices; ++C)
-      if (D.Legal[R * D.Choices + C])
-        Max = std::max(Max, Z(C, K));
+      if (Legal[C])
+        Max = std::max(Max, Z(C));
     double Sum = 0;
     for (unsigned C = 0; C < D.Choices; ++C)
-      if (D.Legal[R * D.Choices + C])
-        Sum += std::exp(Z(C, K) - Max);
-    for (unsigned C = 0; C < D.Choices; ++C) {
-      if (!D.Legal[R * D.Choices + C])
-        continue;
-      double P = std::exp(Z(C, K) - Max) / Sum;
-      G(C, K) =
-          W[K] * (P - (static_cast<int64_t>(C) == D.Label[R] ? 1.0 : 0.0));
-    }
-    Loss -= W[K] * (Z(D.Label[R], K) - Max - std::log(Sum));
+      if (Legal[C])
+        Sum += std::exp(Z(C) - Max);
+    for (unsigned C = 0; C < D.Choices; ++C)
+      if (Legal[C])
+        G(C) = std::exp(Z(C) - Max) / Sum -
+               (static_cast<int64_t>(C) == D.Label[Row] ? 1.0 : 0.0);
+    return -(Z(D.Label[Row]) - Max - std::log(Sum));
   }
-  return Loss;
+};
+} // namespace
+
+static std::unique_ptr<Loss> lossFor(OutputKind K) {
+  if (K == OutputKind::Logit)
+    return std::make_unique<LogitLoss>();
+  return std::make_unique<ChoiceLoss>();
 }
 
 /// The decision for column \p K of the last layer's outputs \p Z, row \p R.
@@ -322,44 +329,32 @@ static Eigen::Map<const MatrixXd> perRow(const ColumnLayout &L,
                                     Z.cols() / L.Positions);
 }
 
-static Network networkOf(const MLPDescription &M) {
-  Network N;
-  static_cast<Layers &>(N) = layersOf(M);
-  for (const MLPDescription::Layer &L : M.Layers)
-    N.Activation.push_back(L.Activation);
-  return N;
+/// The example weights: the data's, or (BalanceClasses, yes/no decisions)
+/// scaled so that each class carries half of the total.
+static std::vector<double> exampleWeights(const Dataset &D,
+                                          const TrainerOptions &Opts) {
+  std::vector<double> Weight(D.Weight);
+  if (!Opts.BalanceClasses || D.Output != OutputKind::Logit)
+    return Weight;
+  double Pos = 0, Neg = 0;
+  for (size_t R = 0; R < D.rows(); ++R)
+    (D.Label[R] ? Pos : Neg) += Weight[R];
+  for (size_t R = 0; R < D.rows(); ++R) {
+    double Class = D.Label[R] ? Pos : Neg;
+    if (Class > 0)
+      Weight[R] *= (Pos + Neg) / (2 * Class);
+  }
+  return Weight;
 }
 
-MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
-                     const TrainerOptions &Opts,
-                     function_ref<void(const EpochReport &)> Report) {
-  ColumnLayout Layout(D, Opts.Positional && D.Output == OutputKind::ArgMax);
-  std::vector<double> Mean, Scale;
-  normalisation(D, Layout, Mean, Scale);
-  size_t N = D.rows();
-
-  std::vector<double> Weight(D.Weight);
-  if (Opts.BalanceClasses && D.Output == OutputKind::Logit) {
-    double Pos = 0, Neg = 0;
-    for (size_t R = 0; R < N; ++R)
-      (D.Label[R] ? Pos : Neg) += Weight[R];
-    for (size_t R = 0; R < N; ++R) {
-      double Class = D.Label[R] ? Pos : Neg;
-      if (Class > 0)
-        Weight[R] *= (Pos + Neg) / (2 * Class);
-    }
-  }
-
-  std::mt19937_64 Rng(Opts.Seed);
+/// A network of layers \p Sizes (inputs first), He-initialised (ReLU) or
+/// Glorot-like (otherwise) from \p Rng, with a linear last layer.
+static Network initialNetwork(ArrayRef<size_t> Sizes, ActivationKind Hidden,
+                              std::mt19937_64 &Rng) {
   Network Net;
-  std::vector<size_t> Sizes{Layout.Width};
-  Sizes.insert(Sizes.end(), Opts.Hidden.begin(), Opts.Hidden.end());
-  Sizes.push_back(
-      D.Output == OutputKind::Logit || Layout.Positions ? 1 : D.Choices);
   for (size_t L = 0; L + 1 < Sizes.size(); ++L) {
-    double Std =
-        std::sqrt((Opts.Activation == ActivationKind::ReLU ? 2.0 : 1.0) /
-                  static_cast<double>(Sizes[L]));
+    double Std = std::sqrt((Hidden == ActivationKind::ReLU ? 2.0 : 1.0) /
+                           static_cast<double>(Sizes[L]));
     std::normal_distribution<double> Init(0.0, Std);
     MatrixXd W(Sizes[L + 1], Sizes[L]);
     for (Eigen::Index R = 0; R < W.rows(); ++R)
@@ -368,27 +363,85 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
     Net.W.push_back(std::move(W));
     Net.B.push_back(VectorXd::Zero(Sizes[L + 1]));
     Net.Activation.push_back(L + 2 == Sizes.size() ? ActivationKind::Linear
-                                                   : Opts.Activation);
+                                                   : Hidden);
   }
+  return Net;
+}
 
-  std::vector<AdamState> AW(Net.W.size()), AB(Net.B.size());
-  for (size_t L = 0; L < Net.W.size(); ++L) {
-    AW[L] = {MatrixXd::Zero(Net.W[L].rows(), Net.W[L].cols()),
-             MatrixXd::Zero(Net.W[L].rows(), Net.W[L].cols())};
-    AB[L] = {MatrixXd::Zero(Net.B[L].size(), 1),
-             MatrixXd::Zero(Net.B[L].size(), 1)};
+/// Backpropagates \p G, the loss's gradient at the last layer's
+/// pre-activations, through \p Net (whose forward pass left \p Z and \p A)
+/// and updates every layer with \p Opt (slots 2L: weights, 2L+1: bias),
+/// with weight decay \p L2.
+static void backward(Network &Net, const std::vector<MatrixXd> &Z,
+                     const std::vector<MatrixXd> &A, MatrixXd G, double L2,
+                     Optimiser &Opt) {
+  Opt.beginStep();
+  for (size_t L = Net.W.size(); L-- > 0;) {
+    MatrixXd GW = G * A[L].transpose() + L2 * Net.W[L];
+    MatrixXd GB = G.rowwise().sum();
+    if (L > 0) {
+      MatrixXd GA = Net.W[L].transpose() * G;
+      if (Net.Activation[L - 1] == ActivationKind::ReLU)
+        G = GA.cwiseProduct((Z[L - 1].array() > 0).cast<double>().matrix());
+      else if (Net.Activation[L - 1] == ActivationKind::Tanh)
+        G = GA.cwiseProduct((1 - A[L].array().square()).matrix());
+      else
+        G = GA;
+    }
+    Opt.update(2 * L, Net.W[L], GW);
+    MatrixXd BM = Net.B[L];
+    Opt.update(2 * L + 1, BM, GB);
+    Net.B[L] = BM.col(0);
   }
-  const double Beta1 = 0.9, Beta2 = 0.999, Eps = 1e-8;
-  uint64_t Step = 0;
-  auto AdamUpdate = [&](MatrixXd &P, const MatrixXd &G, AdamState &S) {
-    S.M = Beta1 * S.M + (1 - Beta1) * G;
-    S.V = Beta2 * S.V + (1 - Beta2) * G.cwiseProduct(G);
-    double C1 = 1 - std::pow(Beta1, static_cast<double>(Step));
-    double C2 = 1 - std::pow(Beta2, static_cast<double>(Step));
-    P.array() -= Opts.LearningRate * (S.M.array() / C1) /
-                 ((S.V.array() / C2).sqrt() + Eps);
-  };
+}
 
+/// The model file's description of \p Net, reading \p D's inputs through
+/// \p Layout and normalising them by \p Mean and \p Scale.
+static MLPDescription describe(const Network &Net, const Dataset &D,
+                               const ColumnLayout &Layout,
+                               ArrayRef<double> Mean, ArrayRef<double> Scale,
+                               StringRef Advisor, StringRef Decision) {
+  MLPDescription M;
+  M.Advisor = Advisor.str();
+  M.Decision = Decision.str();
+  M.Output = D.Output;
+  M.Mask = D.Mask;
+  M.Positions = Layout.Positions;
+  size_t C = 0;
+  for (size_t K = 0; K < D.Inputs.size(); ++K) {
+    const Dataset::Input &In = D.Inputs[K];
+    size_t Size = Layout.Positions && Layout.Split[K]
+                      ? In.Size / Layout.Positions
+                      : In.Size;
+    MLPDescription::Input I;
+    I.Name = In.Name;
+    I.Mean.assign(Mean.begin() + C, Mean.begin() + C + Size);
+    I.Scale.assign(Scale.begin() + C, Scale.begin() + C + Size);
+    C += Size;
+    M.Inputs.push_back(std::move(I));
+  }
+  Net.store(M);
+  return M;
+}
+
+MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
+                     const TrainerOptions &Opts,
+                     function_ref<void(const EpochReport &)> Report) {
+  ColumnLayout Layout(D, Opts.Positional && D.Output == OutputKind::ArgMax);
+  std::vector<double> Mean, Scale;
+  normalisation(D, Layout, Mean, Scale);
+  std::vector<double> Weight = exampleWeights(D, Opts);
+
+  std::mt19937_64 Rng(Opts.Seed);
+  std::vector<size_t> Sizes{Layout.Width};
+  Sizes.insert(Sizes.end(), Opts.Hidden.begin(), Opts.Hidden.end());
+  Sizes.push_back(
+      D.Output == OutputKind::Logit || Layout.Positions ? 1 : D.Choices);
+  Network Net = initialNetwork(Sizes, Opts.Activation, Rng);
+  Adam Opt(Opts.LearningRate);
+  std::unique_ptr<Loss> Objective = lossFor(D.Output);
+
+  size_t N = D.rows();
   std::vector<size_t> Order(N);
   std::iota(Order.begin(), Order.end(), 0);
   std::vector<MatrixXd> Z, A;
@@ -410,75 +463,24 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
         continue;
       for (double &X : W)
         X /= WSum;
-      Net.forward(columns(D, Layout, Rows, Mean, Scale), Z, A);
+      Net.forward(columns(D, Layout, Rows, Mean, Scale), &Z, &A);
       auto Scores = perRow(Layout, Z.back());
-      Loss += lossGradient(D, Scores, Rows, W, G) * WSum;
+      Loss += Objective->gradient(D, Scores, Rows, W, G) * WSum;
       for (size_t K = 0; K < Rows.size(); ++K) {
         Right += (decisionOf(D, Scores, K, Rows[K]) == D.Label[Rows[K]]) *
                  Weight[Rows[K]];
         Total += Weight[Rows[K]];
       }
-      if (Layout.Positions) {
-        // Back to one gradient per column of the last layer.
-        MatrixXd PerColumn = Eigen::Map<const MatrixXd>(G.data(), 1, G.size());
-        G = std::move(PerColumn);
-      }
-      ++Step;
-      for (size_t L = Net.W.size(); L-- > 0;) {
-        MatrixXd GW = G * A[L].transpose() + Opts.L2 * Net.W[L];
-        MatrixXd GB = G.rowwise().sum();
-        if (L > 0) {
-          MatrixXd GA = Net.W[L].transpose() * G;
-          if (Net.Activation[L - 1] == ActivationKind::ReLU)
-            G = GA.cwiseProduct((Z[L - 1].array() > 0).cast<double>().matrix());
-          else if (Net.Activation[L - 1] == ActivationKind::Tanh)
-            G = GA.cwiseProduct((1 - A[L].array().square()).matrix());
-          else
-            G = GA;
-        }
-        AdamUpdate(Net.W[L], GW, AW[L]);
-        MatrixXd BM = Net.B[L];
-        AdamUpdate(BM, GB, AB[L]);
-        Net.B[L] = BM.col(0);
-      }
+      // Positions: back to one gradient per column of the last layer.
+      if (Layout.Positions)
+        G = Eigen::Map<const MatrixXd>(G.data(), 1, G.size()).eval();
+      backward(Net, Z, A, std::move(G), Opts.L2, Opt);
     }
     if (Report)
       Report(
           {Epoch, Total > 0 ? Loss / Total : 0, Total > 0 ? Right / Total : 0});
   }
-
-  MLPDescription M;
-  M.Advisor = Advisor.str();
-  M.Decision = Decision.str();
-  M.Output = D.Output;
-  M.Mask = D.Mask;
-  M.Positions = Layout.Positions;
-  size_t C = 0;
-  for (size_t K = 0; K < D.Inputs.size(); ++K) {
-    const Dataset::Input &In = D.Inputs[K];
-    size_t Size = Layout.Positions && Layout.Split[K]
-                      ? In.Size / Layout.Positions
-                      : In.Size;
-    MLPDescription::Input I;
-    I.Name = In.Name;
-    I.Mean.assign(Mean.begin() + C, Mean.begin() + C + Size);
-    I.Scale.assign(Scale.begin() + C, Scale.begin() + C + Size);
-    C += Size;
-    M.Inputs.push_back(std::move(I));
-  }
-  for (size_t L = 0; L < Net.W.size(); ++L) {
-    MLPDescription::Layer Layer;
-    Layer.Activation = Net.Activation[L];
-    for (Eigen::Index R = 0; R < Net.W[L].rows(); ++R) {
-      std::vector<double> Row(Net.W[L].cols());
-      for (Eigen::Index K = 0; K < Net.W[L].cols(); ++K)
-        Row[K] = Net.W[L](R, K);
-      Layer.Weights.push_back(std::move(Row));
-    }
-    Layer.Bias.assign(Net.B[L].data(), Net.B[L].data() + Net.B[L].size());
-    M.Layers.push_back(std::move(Layer));
-  }
-  return M;
+  return describe(Net, D, Layout, Mean, Scale, Advisor, Decision);
 }
 
 Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
@@ -508,7 +510,7 @@ Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
     return Fail("the model's default margin needs the default decision "
                 "in every log");
   ColumnLayout Layout(D, M);
-  Network Net = networkOf(M);
+  Network Net = Network::of(M);
   std::vector<size_t> Rows(D.rows());
   std::iota(Rows.begin(), Rows.end(), 0);
   double Right = 0, Total = 0;
@@ -516,7 +518,7 @@ Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
   for (size_t Start = 0; Start < Rows.size(); Start += 4096) {
     ArrayRef<size_t> Part = ArrayRef<size_t>(Rows).slice(
         Start, std::min<size_t>(4096, Rows.size() - Start));
-    Net.forward(columns(D, Layout, Part, Mean, Scale), Z, A);
+    Net.forward(columns(D, Layout, Part, Mean, Scale), &Z, &A);
     auto Scores = perRow(Layout, Z.back());
     for (size_t K = 0; K < Part.size(); ++K) {
       int64_t Decision = decisionOf(D, Scores, K, Part[K]);

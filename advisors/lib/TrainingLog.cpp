@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/TrainingLog.h"
-#include "irtk/advisors/Policy.h"
+#include "irtk/advisors/Features.h"
 #include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
 

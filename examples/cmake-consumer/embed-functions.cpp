@@ -16,7 +16,7 @@
 
 #include "irtk/ir2vec/Embedder.h"
 #include "irtk/ir2vec/Entities.h"
-#include "irtk/ir2vec/ModuleLoader.h"
+#include "irtk/ircommon/ModuleLoader.h"
 #include "irtk/support/Version.h"
 
 #include "llvm/IR/Function.h"
@@ -38,7 +38,7 @@ int main(int Argc, char **Argv) {
     return 1;
   }
   llvm::LLVMContext Ctx;
-  irtk::ir2vec::LoadedModule L = irtk::ir2vec::loadModule(Argv[1], Ctx);
+  irtk::ircommon::LoadedModule L = irtk::ircommon::loadModule(Argv[1], Ctx);
   if (!L.M) {
     llvm::errs() << "error: " << L.describe(Argv[1]) << '\n';
     return 1;

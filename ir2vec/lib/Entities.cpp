@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Entities.h"
+#include "irtk/vocab/VocabularyPath.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Instruction.h"

@@ -7,16 +7,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Two sinks of the walker: upstream's text format and JSON lines.
+/// The text sink of the walker (upstream's format); JSON lines are
+/// ircommon::SiteSink's.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Output.h"
-#include "irtk/ir2vec/StoreRows.h"
 #include "irtk/ir2vec/Triplets.h"
 #include "irtk/support/Format.h"
 
-#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,9 +26,9 @@ using namespace irtk::support;
 namespace irtk::ir2vec {
 
 WalkOptions EmbeddingOutputOptions::walkOptions() const {
-  WalkOptions W = WalkOptions::forLevel(Kind, Level);
-  W.InstructionText = Level == LevelKind::Instruction;
-  W.FunctionName = FunctionName;
+  WalkOptions W;
+  static_cast<ircommon::WalkOptions &>(W) = OutputOptions::walkOptions();
+  W.Kind = Kind;
   return W;
 }
 
@@ -52,7 +51,7 @@ public:
       printVector(OS, R.Vector);
       return;
     case LevelKind::BasicBlock:
-      OS << R.BB->getName() << ':';
+      OS << R.BlockName << ':';
       break;
     case LevelKind::Instruction:
       OS << R.InstText;
@@ -67,24 +66,6 @@ private:
   CachedVectorPrinter VectorPrinter;
 };
 
-/// One JSON object per record.
-class JSONLinesSink : public EmbeddingSink {
-public:
-  JSONLinesSink(raw_ostream &OS, const EmbeddingOutputOptions &Opts)
-      : OS(OS), Opts(Opts) {}
-  void beginFunction(const Function &F) override {
-    Demangled = demangle(F.getName());
-  }
-  void record(const EmbeddingRecord &R) override {
-    store::writeEmbeddingLine(siteOf(R, Opts.ModuleName, Demangled),
-                              embeddingKindName(Opts.Kind), R.Vector, OS);
-  }
-
-private:
-  raw_ostream &OS;
-  const EmbeddingOutputOptions &Opts;
-  std::string Demangled;
-};
 } // namespace
 
 unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
@@ -94,7 +75,7 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
     TextSink S(OS);
     return W.walkModule(M, S);
   }
-  JSONLinesSink S(OS, Opts);
+  ircommon::SiteSink S(Opts.ModuleName, embeddingKindName(Opts.Kind), OS);
   return W.walkModule(M, S);
 }
 

@@ -13,10 +13,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/Passes.h"
-#include "irtk/ir2vec/Diagnostics.h"
 #include "irtk/ir2vec/Walk.h"
+#include "irtk/ircommon/Diagnostics.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/OutputFile.h"
+#include "irtk/vocab/VocabularyPath.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
@@ -24,7 +25,6 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -41,21 +41,19 @@ VocabAnalysis::Result VocabAnalysis::run(Module &M, ModuleAnalysisManager &) {
     R.V = Cached;
     return R;
   }
-  StringRef Path = Opts.Path;
-  if (Path.empty()) {
-    if (Opts.DefaultPath.empty() || !sys::fs::exists(Opts.DefaultPath)) {
-      std::string Msg = "irtk: IR2Vec vocabulary file path not specified; "
-                        "set it with -irtk-vocab-path";
-      if (!Opts.DefaultPath.empty())
-        Msg += " (no default vocabulary at '" + Opts.DefaultPath + "')";
-      reportError(M.getContext(), Msg);
-      return R;
-    }
-    Path = Opts.DefaultPath;
-  }
-  Expected<vocab::Vocabulary> V = loadVocabulary(Path, Opts.Weights);
+  Expected<std::string> Path = vocab::resolveVocabularyPath(
+      Opts.Path, Opts.DefaultPath, [](StringRef Default) {
+        std::string Msg = "IR2Vec vocabulary file path not specified; set it "
+                          "with -irtk-vocab-path";
+        if (!Default.empty())
+          Msg += " (no default vocabulary at '" + Default.str() + "')";
+        return Msg;
+      });
+  Expected<vocab::Vocabulary> V =
+      Path ? loadVocabulary(*Path, Opts.Weights)
+           : Expected<vocab::Vocabulary>(Path.takeError());
   if (!V) {
-    reportError(M.getContext(), "irtk: " + toString(V.takeError()));
+    ircommon::reportError(M.getContext(), "irtk: " + toString(V.takeError()));
     return R;
   }
   Cached = std::make_shared<const vocab::Vocabulary>(std::move(*V));
@@ -89,7 +87,7 @@ public:
   void beginLevel(LevelKind L) override { OS << levelHeading(L); }
   void record(const EmbeddingRecord &R) override {
     if (R.Level == LevelKind::BasicBlock)
-      OS << "Basic block: " << R.BB->getName() << ":\n";
+      OS << "Basic block: " << R.BlockName << ":\n";
     else if (R.Level == LevelKind::Instruction)
       OS << "Instruction: " << R.InstText;
     printVector(OS, R.Vector);
@@ -168,10 +166,10 @@ private:
 PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
                                              ModuleAnalysisManager &MAM) {
   if (Opts.OutputPath.empty() && !Opts.AttachMetadata) {
-    reportError(M.getContext(),
-                "irtk: irtk-record-embeddings has nothing to do; "
-                "set -irtk-record-embeddings=FILE and/or "
-                "-irtk-record-metadata");
+    ircommon::reportError(M.getContext(),
+                          "irtk: irtk-record-embeddings has nothing to do; "
+                          "set -irtk-record-embeddings=FILE and/or "
+                          "-irtk-record-metadata");
     return PreservedAnalyses::all();
   }
   const VocabAnalysis::Result &VR = MAM.getResult<VocabAnalysis>(M);
@@ -185,8 +183,8 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
   W.walkModule(M, S);
   if (!Opts.OutputPath.empty() && !Lines.empty())
     if (Error Err = appendLocked(Opts.OutputPath, Lines))
-      reportError(M.getContext(),
-                  "irtk: cannot write embeddings: " + toString(std::move(Err)));
+      ircommon::reportError(M.getContext(), "irtk: cannot write embeddings: " +
+                                                toString(std::move(Err)));
   // Attaching metadata changes no analysis result.
   return PreservedAnalyses::all();
 }

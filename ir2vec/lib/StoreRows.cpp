@@ -7,14 +7,14 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// A walker sink that fills a RowBatch, and the store metadata of IR2Vec.
+/// IR2Vec embeddings as store rows (through ircommon::SiteSink), and the
+/// store metadata of IR2Vec.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "irtk/ir2vec/StoreRows.h"
-#include "irtk/ir2vec/ModuleLoader.h"
+#include "irtk/ircommon/ModuleLoader.h"
 
-#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -67,37 +67,11 @@ Expected<StoreSettings> readStoreSettings(const store::StoreInfo &Info,
   return S;
 }
 
-store::IndexRecord siteOf(const EmbeddingRecord &E, StringRef Module,
-                          StringRef Demangled) {
-  return store::makeIndexRecord(E.Level, Module, E.F->getName(), Demangled,
-                                E.BB ? E.BB->getName() : "", E.BlockIndex,
-                                E.InstIndex, E.InstText.ltrim(' '));
-}
-
-namespace {
-class RowSink : public EmbeddingSink {
-public:
-  RowSink(const EmbeddingOutputOptions &Opts, store::RowBatch &Out)
-      : Opts(Opts), Out(Out) {}
-  void beginFunction(const Function &F) override {
-    Demangled = demangle(F.getName());
-  }
-  void record(const EmbeddingRecord &E) override {
-    Out.append(E.Vector, siteOf(E, Opts.ModuleName, Demangled));
-  }
-
-private:
-  const EmbeddingOutputOptions &Opts;
-  store::RowBatch &Out;
-  std::string Demangled;
-};
-} // namespace
-
 unsigned collectModuleRows(const Module &M, const vocab::Vocabulary &V,
                            const EmbeddingOutputOptions &Opts,
                            store::RowBatch &Out) {
   Walker W(V, Opts.walkOptions());
-  RowSink S(Opts, Out);
+  ircommon::SiteSink S(Opts.ModuleName, Out);
   return W.walkModule(M, S);
 }
 
@@ -106,7 +80,7 @@ Expected<store::RowBatch> embedIRFile(StringRef Path,
                                       EmbeddingOutputOptions Opts) {
   LLVMContext Ctx;
   // Warnings are dropped: a query file is not a corpus input.
-  LoadedModule L = loadModule(Path, Ctx);
+  ircommon::LoadedModule L = ircommon::loadModule(Path, Ctx);
   if (!L.M)
     return createStringError(inconvertibleErrorCode(), L.describe(Path));
   Opts.ModuleName = Path.str();

@@ -96,13 +96,9 @@ void InstructionPrinter::print(raw_ostream &OS, const Instruction &I) {
 WalkOptions WalkOptions::forLevel(EmbeddingKind K, LevelKind L) {
   WalkOptions O;
   O.Kind = K;
-  O.Functions = L == LevelKind::Function;
-  O.Blocks = L == LevelKind::BasicBlock;
-  O.Instructions = L == LevelKind::Instruction;
+  O.selectLevel(L);
   return O;
 }
-
-EmbeddingSink::~EmbeddingSink() = default;
 
 Walker::Walker(const vocab::Vocabulary &V, WalkOptions Opts)
     : V(V), Opts(std::move(Opts)), Vec(V.dimension()) {}
@@ -125,7 +121,7 @@ void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
     R.Level = LevelKind::BasicBlock;
     R.BlockIndex = 0;
     for (const BasicBlock &BB : F) {
-      R.BB = &BB;
+      R.BlockName = BB.getName();
       E->computeBBVector(BB, Vec.data());
       S.record(R);
       ++R.BlockIndex;
@@ -138,12 +134,11 @@ void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
       Printer.setFunction(F);
     R.BlockIndex = 0;
     for (const BasicBlock &BB : F) {
-      R.BB = &BB;
+      R.BlockName = BB.getName();
       R.InstIndex = 0;
       // Every instruction, pseudo probes included, as upstream prints them
       // (block and function sums still skip debug and probe instructions).
       for (const Instruction &I : BB) {
-        R.I = &I;
         E->computeInstVector(I, Vec.data());
         if (Opts.InstructionText)
           R.InstText = Printer.text(I);

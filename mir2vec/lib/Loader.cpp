@@ -8,7 +8,8 @@
 
 #include "irtk/mir2vec/Loader.h"
 
-#include "irtk/ir2vec/Diagnostics.h"
+#include "irtk/ircommon/Diagnostics.h"
+#include "irtk/vocab/VocabularyPath.h"
 
 #include "Verify.h"
 
@@ -83,7 +84,7 @@ MachineModule loadMIRFile(StringRef Path, LLVMContext &Ctx,
 MachineModule loadMIRBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name,
                             LLVMContext &Ctx, StringRef TripleOverride) {
   MachineModule R;
-  ir2vec::DiagnosticCollector C(Ctx);
+  ircommon::DiagnosticCollector C(Ctx);
   // What the parser reads: the file with the verifier deferred (Verify.h).
   std::string BufferName = Buf->getBufferIdentifier().str();
   DeferredVerification Deferred = deferVerification(Buf->getBuffer());
@@ -193,13 +194,29 @@ createTargetMachine(StringRef TripleName, CodeGenOptLevel OptLevel) {
   return TM;
 }
 
-std::string defaultVocabularyPath(StringRef BinaryPath,
-                                  const TargetMachine &TM) {
+std::string defaultVocabularyName(const TargetMachine &TM) {
   StringRef Target = TM.getTarget().getName();
   if (Target != "x86-64")
     return "";
-  return vocab::bundledVocabularyPath(
-      BinaryPath, ("mir2vec-" + Target + "-75d.json").str());
+  return ("mir2vec-" + Target + "-75d.json").str();
+}
+
+std::string defaultVocabularyPath(StringRef BinaryPath,
+                                  const TargetMachine &TM) {
+  std::string Name = defaultVocabularyName(TM);
+  if (Name.empty())
+    return "";
+  return vocab::bundledVocabularyPath(BinaryPath, Name);
+}
+
+Expected<std::string> resolveVocabularyPath(StringRef Given, StringRef Default,
+                                            const Twine &SetIt) {
+  return vocab::resolveVocabularyPath(Given, Default, [&](StringRef Missing) {
+    return ("MIR2Vec vocabulary file path not specified; " + SetIt +
+            " (irtk bundles one for x86-64 only" +
+            (Missing.empty() ? Twine(")") : ", none at '" + Missing + "')"))
+        .str();
+  });
 }
 
 std::shared_ptr<const TargetLayout> layoutOf(const TargetMachine &TM) {

@@ -8,8 +8,8 @@
 
 #include "irtk/mir2vec/Lowering.h"
 
-#include "irtk/ir2vec/Diagnostics.h"
-#include "irtk/ir2vec/ModuleLoader.h"
+#include "irtk/ircommon/Diagnostics.h"
+#include "irtk/ircommon/ModuleLoader.h"
 
 #include "Pipeline.h"
 
@@ -146,7 +146,7 @@ public:
   void run(Visitor Visit) override {
     if (!PM)
       return;
-    ir2vec::DiagnosticCollector C(M.getContext());
+    ircommon::DiagnosticCollector C(M.getContext());
     Current = &Visit;
     PM->run(M);
     Current = nullptr;
@@ -238,7 +238,7 @@ MachineModule readMachineModule(
   if (looksLikeMIR(Buf->getBuffer()))
     return loadMIRBuffer(std::move(Buf), Name, Ctx, TripleName);
   MachineModule R;
-  ir2vec::LoadedModule IR = ir2vec::loadModule(*Buf, Ctx);
+  ircommon::LoadedModule IR = ircommon::loadModule(*Buf, Ctx);
   if (!IR.M) {
     R.Error = IR.describe(Name);
     R.Warnings = std::move(IR.Warnings);

@@ -16,7 +16,6 @@
 #include "llvm/CodeGen/MachineInstr.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
 #include "llvm/CodeGen/TargetSubtargetInfo.h"
-#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/ModuleSlotTracker.h"
@@ -26,8 +25,6 @@ using namespace llvm;
 using namespace irtk::support;
 
 namespace irtk::mir2vec {
-
-EmbeddingSink::~EmbeddingSink() = default;
 
 /// Calls \p Visit for the defined functions of \p MM that \p FunctionName
 /// selects, in module order, with their machine function or null; returns
@@ -91,26 +88,30 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
                          std::optional<ModuleSlotTracker> &MST) {
   std::vector<double> Vec(V.dimension());
   EmbeddingRecord R;
-  R.Level = Opts.Level;
   R.F = &F;
-  R.MF = &MF;
   R.Vector = Vec;
   S.beginFunction(F);
   Embedder E(MF, V, L);
-  switch (Opts.Level) {
-  case LevelKind::Function:
+  if (Opts.Functions) {
+    S.beginLevel(LevelKind::Function);
+    R.Level = LevelKind::Function;
     E.computeFunctionVector(Vec.data());
     S.record(R);
-    return;
-  case LevelKind::BasicBlock:
+  }
+  if (Opts.Blocks) {
+    S.beginLevel(LevelKind::BasicBlock);
+    R.Level = LevelKind::BasicBlock;
+    R.BlockIndex = 0;
     for (const MachineBasicBlock &MBB : MF) {
-      R.MBB = &MBB;
+      R.BlockName = MBB.getName();
       E.computeBlockVector(MBB, Vec.data());
       S.record(R);
       ++R.BlockIndex;
     }
-    return;
-  case LevelKind::Instruction: {
+  }
+  if (Opts.Instructions) {
+    S.beginLevel(LevelKind::Instruction);
+    R.Level = LevelKind::Instruction;
     const TargetInstrInfo *TII = MF.getSubtarget().getInstrInfo();
     if (Opts.InstructionText) {
       if (!MST)
@@ -118,11 +119,11 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
       MST->incorporateFunction(F);
     }
     std::string Text;
+    R.BlockIndex = 0;
     for (const MachineBasicBlock &MBB : MF) {
-      R.MBB = &MBB;
+      R.BlockName = MBB.getName();
       R.InstIndex = 0;
       for (const MachineInstr &MI : MBB) {
-        R.MI = &MI;
         E.computeInstVector(MI, Vec.data());
         if (Opts.InstructionText) {
           Text.clear();
@@ -136,8 +137,6 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
       }
       ++R.BlockIndex;
     }
-    return;
-  }
   }
 }
 
@@ -157,18 +156,18 @@ namespace {
 /// Upstream's text for `llvm-ir2vec embeddings --mode=mir`.
 class TextSink : public EmbeddingSink {
 public:
-  TextSink(raw_ostream &OS, LevelKind Level) : OS(OS), Level(Level) {}
+  explicit TextSink(raw_ostream &OS) : OS(OS) {}
   void beginFunction(const Function &F) override {
     OS << "MIR2Vec embeddings for machine function " << F.getName() << ":\n";
-    OS << levelHeading(Level);
   }
+  void beginLevel(LevelKind L) override { OS << levelHeading(L); }
   void record(const EmbeddingRecord &R) override {
     switch (R.Level) {
     case LevelKind::Function:
       printVector(OS, R.Vector);
       return;
     case LevelKind::BasicBlock:
-      OS << "MBB " << R.MBB->getName() << ": ";
+      OS << "MBB " << R.BlockName << ": ";
       break;
     case LevelKind::Instruction:
       OS << R.InstText << "\n -> ";
@@ -179,60 +178,20 @@ public:
 
 private:
   raw_ostream &OS;
-  LevelKind Level;
   CachedVectorPrinter VectorPrinter;
 };
 
-/// Where \p E comes from, as store indexes and JSON lines name it.
-store::IndexRecord siteOf(const EmbeddingRecord &E, StringRef Module,
-                          StringRef Demangled) {
-  return store::makeIndexRecord(E.Level, Module, E.F->getName(), Demangled,
-                                E.MBB ? E.MBB->getName() : "", E.BlockIndex,
-                                E.InstIndex, E.InstText);
-}
-
-/// JSON lines or store rows.
-class SiteSink : public EmbeddingSink {
-public:
-  SiteSink(const EmbeddingOutputOptions &Opts, raw_ostream *OS,
-           store::RowBatch *Out)
-      : Opts(Opts), OS(OS), Out(Out) {}
-  void beginFunction(const Function &F) override {
-    Demangled = demangle(F.getName());
-  }
-  void record(const EmbeddingRecord &E) override {
-    store::IndexRecord Site = siteOf(E, Opts.ModuleName, Demangled);
-    if (OS)
-      store::writeEmbeddingLine(Site, EmbeddingKindName, E.Vector, *OS);
-    else
-      Out->append(E.Vector, std::move(Site));
-  }
-
-private:
-  const EmbeddingOutputOptions &Opts;
-  raw_ostream *OS;
-  store::RowBatch *Out;
-  std::string Demangled;
-};
-
-WalkOptions walkOptions(const EmbeddingOutputOptions &Opts) {
-  WalkOptions W;
-  W.Level = Opts.Level;
-  W.FunctionName = Opts.FunctionName;
-  W.InstructionText = Opts.Level == LevelKind::Instruction;
-  return W;
-}
 } // namespace
 
 unsigned writeEmbeddings(const MachineModule &MM, const vocab::Vocabulary &V,
                          const TargetLayout &L,
                          const EmbeddingOutputOptions &Opts, raw_ostream &OS) {
-  if (Opts.JSONLines) {
-    SiteSink S(Opts, &OS, nullptr);
-    return walkModule(MM, V, L, walkOptions(Opts), S);
+  if (Opts.Format == ircommon::OutputFormatKind::JSONL) {
+    ircommon::SiteSink S(Opts.ModuleName, EmbeddingKindName, OS);
+    return walkModule(MM, V, L, Opts.walkOptions(), S);
   }
-  TextSink S(OS, Opts.Level);
-  return walkModule(MM, V, L, walkOptions(Opts), S);
+  TextSink S(OS);
+  return walkModule(MM, V, L, Opts.walkOptions(), S);
 }
 
 void writeFunctionEmbeddings(const MachineFunction &MF,
@@ -241,12 +200,12 @@ void writeFunctionEmbeddings(const MachineFunction &MF,
                              raw_ostream &OS) {
   std::optional<ModuleSlotTracker> MST;
   const Function &F = MF.getFunction();
-  if (Opts.JSONLines) {
-    SiteSink S(Opts, &OS, nullptr);
-    walkFunction(F, MF, V, L, walkOptions(Opts), S, MST);
+  if (Opts.Format == ircommon::OutputFormatKind::JSONL) {
+    ircommon::SiteSink S(Opts.ModuleName, EmbeddingKindName, OS);
+    walkFunction(F, MF, V, L, Opts.walkOptions(), S, MST);
   } else {
-    TextSink S(OS, Opts.Level);
-    walkFunction(F, MF, V, L, walkOptions(Opts), S, MST);
+    TextSink S(OS);
+    walkFunction(F, MF, V, L, Opts.walkOptions(), S, MST);
   }
 }
 
@@ -254,8 +213,8 @@ unsigned collectModuleRows(const MachineModule &MM, const vocab::Vocabulary &V,
                            const TargetLayout &L,
                            const EmbeddingOutputOptions &Opts,
                            store::RowBatch &Out) {
-  SiteSink S(Opts, nullptr, &Out);
-  return walkModule(MM, V, L, walkOptions(Opts), S);
+  ircommon::SiteSink S(Opts.ModuleName, Out);
+  return walkModule(MM, V, L, Opts.walkOptions(), S);
 }
 
 store::StoreInfo makeStoreInfo(unsigned Dimension, LevelKind Level,

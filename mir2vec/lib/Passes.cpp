@@ -7,7 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/mir2vec/Passes.h"
-#include "irtk/ir2vec/Diagnostics.h"
+#include "irtk/ircommon/Diagnostics.h"
+#include "irtk/ircommon/InsertedPass.h"
 
 #include "Pipeline.h"
 
@@ -23,10 +24,6 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Pass.h"
-#include "llvm/PassInfo.h"
-#include "llvm/PassRegistry.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -55,14 +52,16 @@ struct PipelineState {
   std::string Error;
 };
 
-/// The state of the pipeline this thread is building: LLVM makes inserted
-/// passes through the registry, with no way to hand them arguments.
-thread_local std::shared_ptr<PipelineState> Building;
+class EmbeddingPass;
+/// Inserted into the pipeline by insertEmbeddingPass, with its state.
+using InsertedEmbeddingPass =
+    ircommon::InsertedPass<EmbeddingPass, PipelineState>;
 
 class EmbeddingPass : public MachineFunctionPass {
 public:
   static char ID;
-  EmbeddingPass() : MachineFunctionPass(ID), State(Building) {
+  EmbeddingPass()
+      : MachineFunctionPass(ID), State(InsertedEmbeddingPass::building()) {
     if (State)
       Active = State->Made++ == State->Wanted;
   }
@@ -87,20 +86,12 @@ public:
       S.Layout =
           TargetLayout::create(*STI.getInstrInfo(), *STI.getRegisterInfo(),
                                layoutDescription(MF.getTarget()));
-      std::string Path = O.VocabularyPath;
-      if (Path.empty()) {
-        Path = defaultVocabularyPath(O.BinaryPath, MF.getTarget());
-        if (Path.empty() || !sys::fs::exists(Path)) {
-          S.Error =
-              "MIR2Vec vocabulary file path not specified; set it with " +
-              O.OptionPrefix + "vocab-path (irtk bundles one for " +
-              "x86-64 only" +
-              (Path.empty() ? std::string(")") : ", none at '" + Path + "')");
-          return;
-        }
-      }
+      Expected<std::string> Path = resolveVocabularyPath(
+          O.VocabularyPath, defaultVocabularyPath(O.BinaryPath, MF.getTarget()),
+          "set it with " + O.OptionPrefix + "vocab-path");
       Expected<vocab::Vocabulary> V =
-          loadVocabulary(Path, *S.Layout, O.VocabularyWeights);
+          Path ? loadVocabulary(*Path, *S.Layout, O.VocabularyWeights)
+               : Expected<vocab::Vocabulary>(Path.takeError());
       if (!V) {
         S.Error = toString(V.takeError());
         return;
@@ -111,7 +102,7 @@ public:
       // Once per module, not per function.
       if (ReportedFor != MF.getFunction().getParent()) {
         ReportedFor = MF.getFunction().getParent();
-        ir2vec::reportError(Ctx, "irtk: " + S.Error);
+        ircommon::reportError(Ctx, "irtk: " + S.Error);
       }
       return false;
     }
@@ -122,13 +113,13 @@ public:
     if (O.Print)
       writeFunctionEmbeddings(MF, *S.Vocabulary, *S.Layout, EO, errs());
     if (!O.RecordFile.empty()) {
-      EO.JSONLines = true;
+      EO.Format = ircommon::OutputFormatKind::JSONL;
       std::string Lines;
       raw_string_ostream OS(Lines);
       writeFunctionEmbeddings(MF, *S.Vocabulary, *S.Layout, EO, OS);
       if (Error E = support::appendLocked(O.RecordFile, Lines))
-        ir2vec::reportError(Ctx, "irtk: cannot record MIR embeddings: " +
-                                     toString(std::move(E)));
+        ircommon::reportError(Ctx, "irtk: cannot record MIR embeddings: " +
+                                       toString(std::move(E)));
     }
     return false;
   }
@@ -141,22 +132,10 @@ private:
 
 char EmbeddingPass::ID = 0;
 
-void registerEmbeddingPass() {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    static PassInfo Info("irtk MIR2Vec embeddings", "irtk-mir2vec-embeddings",
-                         &EmbeddingPass::ID,
-                         PassInfo::NormalCtor_t(callDefaultCtor<EmbeddingPass>),
-                         /*CFGOnly=*/false, /*IsAnalysis=*/false);
-    PassRegistry::getPassRegistry()->registerPass(Info);
-  });
-}
-
 } // namespace
 
 void insertEmbeddingPass(const TargetMachine &TM, TargetPassConfig &Config,
                          const CodeGenPassOptions &O) {
-  registerEmbeddingPass();
   auto S = std::make_shared<PipelineState>();
   S->Options = O;
   const void *After = nullptr;
@@ -179,10 +158,9 @@ void insertEmbeddingPass(const TargetMachine &TM, TargetPassConfig &Config,
   // is in every pipeline.
   if (!After)
     After = &FinalizeISelID;
-  // Inserted passes are made while the pipeline is built, on this thread,
-  // after this returns; the last pipeline built here is theirs.
-  Building = S;
-  Config.insertPass(After, &EmbeddingPass::ID);
+  InsertedEmbeddingPass::insert(Config, After, std::move(S),
+                                "irtk MIR2Vec embeddings",
+                                "irtk-mir2vec-embeddings");
 }
 
 } // namespace irtk::mir2vec

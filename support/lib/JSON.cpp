@@ -27,6 +27,8 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <charconv>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -364,6 +366,43 @@ Error checkJSON(StringRef Text, StringRef Name, unsigned FirstLine) {
     return Error::success();
   Expected<json::Value> V = parseJSON(Text, Name, FirstLine);
   return V ? Error::success() : V.takeError();
+}
+
+bool readJSONNumber(const char *&P, const char *End, double &D) {
+  auto IsDigit = [](char C) { return C >= '0' && C <= '9'; };
+  const char *Start = P;
+  if (P != End && *P == '-')
+    ++P;
+  if (P == End || !IsDigit(*P))
+    return false;
+  bool Integer = true;
+  if (*P == '0')
+    ++P;
+  else
+    while (P != End && IsDigit(*P))
+      ++P;
+  if (P != End && *P == '.') {
+    Integer = false;
+    ++P;
+    if (P == End || !IsDigit(*P))
+      return false;
+    while (P != End && IsDigit(*P))
+      ++P;
+  }
+  if (P != End && (*P == 'e' || *P == 'E')) {
+    Integer = false;
+    ++P;
+    if (P != End && (*P == '+' || *P == '-'))
+      ++P;
+    if (P == End || !IsDigit(*P))
+      return false;
+    while (P != End && IsDigit(*P))
+      ++P;
+  }
+  if (Integer && StringRef(Start, P - Start) == "-0")
+    return false;
+  auto [Ptr, Err] = std::from_chars(Start, P, D);
+  return Err == std::errc() && Ptr == P && std::isfinite(D);
 }
 
 } // namespace irtk::support

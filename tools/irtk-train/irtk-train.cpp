@@ -10,6 +10,7 @@
 /// irtk-train dump LOG...                      print training logs
 /// irtk-train fit --advisor A -o MODEL LOG...  train the model policy's MLP
 /// irtk-train eval --model MODEL LOG...        agreement with the logs
+/// irtk-train features --advisor A              the advisor's feature table
 /// Logs are LLVM training logs, as -irtk-inline-log writes them; a
 /// --logs-from file lists one log a line (relative to the list's
 /// directory), optionally followed by a weight and a label feature.
@@ -54,10 +55,11 @@ static const char *const Usage =
     "                  [--default-margin X] [--quiet]\n"
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
     "FILE]\n"
-    "                  [--default-margin X]\n";
+    "                  [--default-margin X]\n"
+    "       irtk-train features --advisor inline|evict\n";
 
 namespace {
-enum class CommandKind { Dump, Fit, Eval };
+enum class CommandKind { Dump, Fit, Eval, Features };
 
 struct TrainOptions {
   CommandKind Command = CommandKind::Dump;
@@ -78,7 +80,7 @@ using ParseResult = irtk::tools::ParseResult<TrainOptions>;
 
 /// The decision and output of each advisor's model.
 static bool advisorDecision(StringRef Advisor, DatasetOptions &D) {
-  const AdvisorDecisionInfo *A = findAdvisorDecision(Advisor);
+  const AdvisorInfo *A = findAdvisor(Advisor);
   if (!A)
     return false;
   D.Decision = A->Decision.str();
@@ -150,7 +152,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
               Argc, Argv, Usage,
               {{"dump", CommandKind::Dump},
                {"fit", CommandKind::Fit},
-               {"eval", CommandKind::Eval}},
+               {"eval", CommandKind::Eval},
+               {"features", CommandKind::Features}},
               O.Command))
     return *R;
 
@@ -165,7 +168,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("help,h", "Display usage")
     ("output,o", po::value<std::string>(&O.Output), "Model to write (fit)")
     ("model", po::value<std::string>(&O.Model), "Model to evaluate (eval)")
-    ("advisor", po::value<std::string>(&O.Advisor), "inline or evict (fit)")
+    ("advisor", po::value<std::string>(&O.Advisor),
+     "inline or evict (fit, features)")
     ("logs-from", po::value<std::string>(&LogsFrom),
      "File listing logs, one '<log> [<weight> [<label>]]' a line (a "
      "relative <log> is relative to the file's directory)")
@@ -221,6 +225,13 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     O.Labels.push_back(Label);
   }
   O.LogsFrom = LogsFrom;
+  if (O.Command == CommandKind::Features) {
+    if (!findAdvisor(O.Advisor))
+      return UsageError("features needs --advisor inline or --advisor evict");
+    if (!O.Logs.empty() || !O.LogsFrom.empty())
+      return UsageError("features takes no training log");
+    return ParseResult::run(std::move(O));
+  }
   if (O.Logs.empty() && O.LogsFrom.empty())
     return UsageError("no training log given");
 
@@ -246,15 +257,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
       return UsageError("invalid --include: '" + F + "' is the " +
                         (F == Label ? "--label" : "decision") +
                         " the model learns, not an input");
-  if (NoEmbeddings) {
-    if (O.Advisor == "evict")
-      O.Data.Exclude.insert(
-          O.Data.Exclude.end(),
-          {"mir2vec_defs_and_uses", "mir2vec_defs_and_uses_by_freq"});
-    else
-      O.Data.Exclude.insert(O.Data.Exclude.end(),
-                            {"callee_embedding", "caller_embedding"});
-  }
+  if (NoEmbeddings)
+    for (StringRef F : findAdvisor(O.Advisor)->Embeddings)
+      O.Data.Exclude.push_back(F.str());
   if (!O.Data.Include.empty() && !O.Data.Exclude.empty())
     return UsageError("--include and --exclude/--no-embeddings do not mix");
   if (!Hidden.empty()) {
@@ -340,8 +345,22 @@ static void dumpLog(const TrainingLog &L, StringRef Name, bool Observations) {
   }
 }
 
+/// The advisor's feature table as docs/AdvisorFeatures.md shows it.
+static void printFeatures(const AdvisorInfo &A) {
+  outs() << "| feature | type | shape | normalised | meaning |\n"
+         << "|---|---|---|---|---|\n";
+  for (const FeatureRow &F : A.Features)
+    outs() << "| `" << F.Name << "` | `" << F.Type << "` | `" << F.Shape
+           << "` | " << (F.Normalised ? "yes" : "no") << " | " << F.Doc
+           << " |\n";
+}
+
 static Error run(const TrainOptions &Opts) {
   TrainOptions O = Opts;
+  if (O.Command == CommandKind::Features) {
+    printFeatures(*findAdvisor(O.Advisor));
+    return Error::success();
+  }
   if (!O.LogsFrom.empty()) {
     if (Error E = readLogList(O.LogsFrom, O.Logs, O.Weights, O.Labels))
       return E;

@@ -24,6 +24,7 @@
 #include "Options.h"
 
 #include "irtk/support/Version.h"
+#include "irtk/vocab/VocabularyPath.h"
 
 #include "llvm/Analysis/IR2Vec.h"
 #include "llvm/CodeGen/MIR2Vec.h"
@@ -345,16 +346,21 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
   // target is known.
   O.ExecutablePath = sys::fs::getMainExecutable(
       Argv[0], reinterpret_cast<void *>(&parseCommandLine));
-  if (O.Mode == ModeKind::LLVM && O.Subcommand == SubcommandKind::Embeddings &&
-      O.VocabPath.empty()) {
+  O.BundledVocabularyDir = vocab::bundledVocabularyDir(O.ExecutablePath);
+  O.Tool = StringRef(VersionText).trim().str();
+  if (O.Mode == ModeKind::LLVM && O.Subcommand == SubcommandKind::Embeddings) {
     // Without the option, the vocabulary bundled beside this binary.
-    std::string Default = ir2vec::defaultVocabularyPath(O.ExecutablePath);
-    if (!sys::fs::exists(Default))
-      return ParseResult::usageError(
-          "IR2Vec vocabulary file path not specified; You may need to set it "
-          "using --ir2vec-vocab-path (no default vocabulary at '" +
-          Default + "')");
-    O.VocabPath = std::move(Default);
+    Expected<std::string> Path = vocab::resolveVocabularyPath(
+        O.VocabPath, ir2vec::defaultVocabularyPath(O.ExecutablePath),
+        [](StringRef Default) {
+          return "IR2Vec vocabulary file path not specified; You may need to "
+                 "set it using --ir2vec-vocab-path (no default vocabulary at "
+                 "'" +
+                 Default.str() + "')";
+        });
+    if (!Path)
+      return ParseResult::usageError(toString(Path.takeError()));
+    O.VocabPath = std::move(*Path);
   }
   return ParseResult::run(std::move(O));
 }

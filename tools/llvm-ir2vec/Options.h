@@ -19,51 +19,25 @@
 
 #include "Progress.h"
 #include "ToolMain.h"
-#include "irtk/ir2vec/Output.h"
 
-#include "irtk/ir2vec/Entities.h"
-#include "irtk/mir2vec/Layout.h"
-#include "irtk/mir2vec/Lowering.h"
+#include "irtk/batch/Mode.h"
 
 #include <string>
 #include <vector>
 
 namespace irtk::cli {
 
-enum class SubcommandKind { Triplets, Entities, Embeddings };
-enum class FormatKind { Text, JSONL, Store };
-/// --mode: LLVM IR or machine IR.
-enum class ModeKind { LLVM, MIR };
+using batch::FormatKind;
+using batch::ModeKind;
+using batch::SubcommandKind;
 
-struct Options {
-  SubcommandKind Subcommand = SubcommandKind::Embeddings;
-  ModeKind Mode = ModeKind::LLVM;
+/// What the run (batch::Options) and the tool around it need.
+struct Options : batch::Options {
   std::vector<std::string> Inputs;
-  std::string Output = "-";
-  std::string FunctionName;
-  std::string VocabPath;
-  ir2vec::Weights Weights;
-  /// --mode=mir: the vocabulary, its weights, and the target when the
-  /// inputs' own triple is not wanted.
-  std::string MIRVocabPath;
-  mir2vec::Weights MIRWeights;
-  std::string MTriple;
   /// This binary, beside which the bundled vocabularies are.
   std::string ExecutablePath;
-  /// --mode=mir: how LLVM IR inputs are lowered to machine IR.
-  mir2vec::LoweringOptions Lowering;
-  ir2vec::EmbeddingKind Kind = ir2vec::EmbeddingKind::Symbolic;
-  ir2vec::LevelKind Level = ir2vec::LevelKind::Function;
-  /// embeddings --format: text or JSON lines to Output, or a store directory
-  /// (store/Store.h) named by Output.
-  FormatKind Format = FormatKind::Text;
   /// 0: one per core.
   unsigned Threads = 0;
-  /// triplets: drop triplets already written (across all inputs).
-  bool Dedup = false;
-  /// triplets: write OpenKE's train2id.txt, entity2id.txt and
-  /// relation2id.txt into this directory instead of -o (implies Dedup).
-  std::string OpenKEDir;
   /// The status line on standard error (see Progress.h).
   ProgressModeKind Progress = ProgressModeKind::Auto;
 };

@@ -22,15 +22,19 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/batch/Mode.h"
+#include "irtk/batch/Run.h"
 #include "irtk/ir2vec/Embedder.h"
 #include "irtk/ir2vec/Entities.h"
-#include "irtk/ir2vec/ModuleLoader.h"
 #include "irtk/ir2vec/StoreRows.h"
 #include "irtk/ir2vec/Walk.h"
+#include "irtk/ircommon/ModuleLoader.h"
 #include "irtk/store/Search.h"
 #include "irtk/store/Store.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/ParallelMap.h"
+#include "irtk/support/ReadFile.h"
+#include "irtk/support/Symbols.h"
 #include "irtk/support/Version.h"
 #include "irtk/vocab/Vocabulary.h"
 
@@ -114,15 +118,15 @@ struct FileResult {
 static Expected<LoadedModule> loadModule(const std::string &Path) {
   LoadedModule L;
   L.Ctx = std::make_unique<LLVMContext>();
-  irtk::ir2vec::LoadedModule R = irtk::ir2vec::loadModule(Path, *L.Ctx);
+  irtk::ircommon::LoadedModule R = irtk::ircommon::loadModule(Path, *L.Ctx);
   switch (R.Failure) {
-  case irtk::ir2vec::LoadFailureKind::None:
+  case irtk::ircommon::LoadFailureKind::None:
     break;
-  case irtk::ir2vec::LoadFailureKind::Parse:
+  case irtk::ircommon::LoadFailureKind::Parse:
     return createStringError(inconvertibleErrorCode(),
                              "Failed to parse IR file '" + Path +
                                  "': " + R.located());
-  case irtk::ir2vec::LoadFailureKind::Invalid:
+  case irtk::ircommon::LoadFailureKind::Invalid:
     return createStringError(inconvertibleErrorCode(),
                              "Invalid module '" + Path + "': " + R.Message);
   }
@@ -131,25 +135,31 @@ static Expected<LoadedModule> loadModule(const std::string &Path) {
   return L;
 }
 
+/// Appends \p E to \p R, keyed as upstream's maps key it: by the function's
+/// name, the block's name, or the instruction's text.
+static void appendRecord(Rows &R, const irtk::ircommon::EmbeddingRecord &E) {
+  std::string Key;
+  switch (E.Level) {
+  case LevelKind::Function:
+    Key = E.F->getName().str();
+    break;
+  case LevelKind::BasicBlock:
+    Key = E.BlockName.str();
+    break;
+  case LevelKind::Instruction:
+    Key = E.InstText.str();
+    break;
+  }
+  std::copy(E.Vector.begin(), E.Vector.end(), R.append(std::move(Key)));
+}
+
 namespace {
 /// A walker sink that keeps every record as a keyed row.
-class RowsSink : public irtk::ir2vec::EmbeddingSink {
+class RowsSink : public irtk::ircommon::EmbeddingSink {
 public:
   explicit RowsSink(Rows &R) : R(R) {}
-  void record(const irtk::ir2vec::EmbeddingRecord &E) override {
-    std::string Key;
-    switch (E.Level) {
-    case LevelKind::Function:
-      Key = E.F->getName().str();
-      break;
-    case LevelKind::BasicBlock:
-      Key = E.BB->getName().str();
-      break;
-    case LevelKind::Instruction:
-      Key = E.InstText.str();
-      break;
-    }
-    std::copy(E.Vector.begin(), E.Vector.end(), R.append(std::move(Key)));
+  void record(const irtk::ircommon::EmbeddingRecord &E) override {
+    appendRecord(R, E);
   }
 
 private:
@@ -319,13 +329,19 @@ static float checkWeight(double W, const char *Name) {
   return F;
 }
 
+/// The path loadVocab and loadMIRVocab take: not empty.
+static std::string toVocabPath(py::handle VocabPath) {
+  std::string Path = toPath(VocabPath, "vocabPath");
+  if (Path.empty())
+    throwValueError("Empty vocabulary path not allowed");
+  return Path;
+}
+
 /// ir2vec.loadVocab. Weights are floats, as upstream's -ir2vec-*-weight.
 static std::unique_ptr<PyVocab> loadVocab(py::handle VocabPath,
                                           double OpcWeight, double TypeWeight,
                                           double ArgWeight) {
-  std::string Path = toPath(VocabPath, "vocabPath");
-  if (Path.empty())
-    throwValueError("Empty vocabulary path not allowed");
+  std::string Path = toVocabPath(VocabPath);
   irtk::ir2vec::Weights W;
   W.Opcode = checkWeight(OpcWeight, "opcWeight");
   W.Type = checkWeight(TypeWeight, "typeWeight");
@@ -486,6 +502,193 @@ static std::unique_ptr<PyIR2VecTool> initEmbedding(py::handle Filename,
     throwValueError(toString(L.takeError()));
   warn(L->Warnings);
   return std::make_unique<PyIR2VecTool>(Path, K, std::move(V), std::move(*L));
+}
+
+//===----------------------------------------------------------------------===//
+// Machine IR: loadMIRVocab, initMIREmbedding and MIR2VecTool.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// ir2vec.MIRVocab: a MIR2Vec vocabulary file and its weights. Its entities
+/// are a target's opcodes and register classes, so it is loaded for the
+/// target of each module it embeds.
+struct PyMIRVocab {
+  std::string Path;
+  irtk::mir2vec::Weights W;
+};
+
+/// The embeddings of one machine function, at every level.
+struct MachineFunctionRows {
+  std::string Name;
+  Rows Function, Blocks, Instructions;
+};
+
+/// A walker sink that keeps every level of every machine function.
+class MachineRowsSink : public irtk::ircommon::EmbeddingSink {
+public:
+  explicit MachineRowsSink(std::vector<MachineFunctionRows> &Out) : Out(Out) {}
+  void beginFunction(const Function &F) override {
+    Out.push_back({F.getName().str(), Rows(), Rows(), Rows()});
+  }
+  void record(const irtk::ircommon::EmbeddingRecord &E) override {
+    MachineFunctionRows &M = Out.back();
+    Rows &R = E.Level == LevelKind::Function     ? M.Function
+              : E.Level == LevelKind::BasicBlock ? M.Blocks
+                                                 : M.Instructions;
+    R.Dim = E.Vector.size();
+    appendRecord(R, E);
+  }
+
+private:
+  std::vector<MachineFunctionRows> &Out;
+};
+
+/// ir2vec.MIR2VecTool: the machine functions of one module, embedded at
+/// every level when it is made (a module lowered from IR is compiled once,
+/// one machine function at a time), in module order.
+class PyMIR2VecTool {
+public:
+  PyMIR2VecTool(std::string Path, std::vector<MachineFunctionRows> Functions)
+      : Path(std::move(Path)), Functions(std::move(Functions)) {}
+
+  const std::string &path() const { return Path; }
+
+  py::list getFuncNames() const {
+    py::list Names;
+    for (const MachineFunctionRows &F : Functions)
+      Names.append(toStr(F.Name));
+    return Names;
+  }
+
+  py::dict getFuncEmbMap() const {
+    py::dict D;
+    for (const MachineFunctionRows &F : Functions)
+      D[toStr(F.Name)] = toArray(F.Function.row(0), F.Function.Dim);
+    return D;
+  }
+
+  py::array_t<double> getFuncEmb(py::handle NameObj) const {
+    const MachineFunctionRows &F = find(toName(NameObj, "funcName"));
+    return toArray(F.Function.row(0), F.Function.Dim);
+  }
+
+  py::dict getBBEmbMap(py::handle NameObj) const {
+    return toDict(find(toName(NameObj, "funcName")).Blocks);
+  }
+
+  py::dict getInstEmbMap(py::handle NameObj) const {
+    return toDict(find(toName(NameObj, "funcName")).Instructions);
+  }
+
+private:
+  /// The machine function of the function named \p Name (its symbol, else
+  /// its demangled name).
+  const MachineFunctionRows &find(const std::string &Name) const {
+    for (const MachineFunctionRows &F : Functions)
+      if (F.Name == Name)
+        return F;
+    for (const MachineFunctionRows &F : Functions)
+      if (irtk::support::symbolMatches(F.Name, Name))
+        return F;
+    throwValueError("Function '" + Name +
+                    "' has no machine function in module '" + Path + "'");
+  }
+
+  std::string Path;
+  std::vector<MachineFunctionRows> Functions;
+};
+
+} // namespace
+
+/// ir2vec.loadMIRVocab. The file is read when a module is embedded, for
+/// the module's target; here it only has to be readable.
+static std::unique_ptr<PyMIRVocab> loadMIRVocab(py::handle VocabPath,
+                                                double OpcWeight,
+                                                double CommonOperandWeight,
+                                                double RegOperandWeight) {
+  std::string Path = toVocabPath(VocabPath);
+  irtk::mir2vec::Weights W;
+  W.Opcode = checkWeight(OpcWeight, "opcWeight");
+  W.CommonOperand = checkWeight(CommonOperandWeight, "commonOperandWeight");
+  W.Register = checkWeight(RegOperandWeight, "regOperandWeight");
+  if (Error E = irtk::support::checkReadable(Path, "vocabulary"))
+    throwValueError("Failed to load vocabulary: " + toString(std::move(E)));
+  return std::make_unique<PyMIRVocab>(PyMIRVocab{Path, W});
+}
+
+/// An optional str argument.
+static std::string toOptionalString(py::handle Obj, const char *What) {
+  if (Obj.is_none())
+    return "";
+  if (!py::isinstance<py::str>(Obj))
+    throw py::type_error(std::string(What) + " must be a str or None, not " +
+                         typeName(Obj));
+  return toName(Obj, What);
+}
+
+/// ir2vec.initMIREmbedding and MIR2VecTool(...): \p Filename read as
+/// llvm-ir2vec --mode=mir reads an input (batch::ModeHandler: a .mir file,
+/// or LLVM IR lowered in-process), and its embeddings kept at every level.
+static std::unique_ptr<PyMIR2VecTool>
+initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
+                 py::handle MTriple, py::handle StopAfter,
+                 py::handle StopBefore, int OptLevel) {
+  std::string Path = toPath(Filename, "filename");
+  irtk::batch::Options O;
+  O.Mode = irtk::batch::ModeKind::MIR;
+  bool HasVocab = !VocabObj.is_none(), HasPath = !VocabPath.is_none();
+  if (HasVocab && HasPath)
+    throw py::type_error("initMIREmbedding() takes vocab or vocabPath, not "
+                         "both");
+  if (HasVocab) {
+    if (!py::isinstance<PyMIRVocab>(VocabObj))
+      throw py::type_error("vocab must be an ir2vec.MIRVocab from "
+                           "ir2vec.loadMIRVocab(), not " +
+                           typeName(VocabObj));
+    const PyMIRVocab &V = VocabObj.cast<PyMIRVocab &>();
+    O.MIRVocabPath = V.Path;
+    O.MIRWeights = V.W;
+  } else if (HasPath) {
+    O.MIRVocabPath = toPath(VocabPath, "vocabPath");
+    if (O.MIRVocabPath.empty())
+      throwValueError("Empty Vocab Path not allowed");
+  }
+  // Without either, the target's bundled vocabulary, in the package.
+  O.BundledVocabularyDir =
+      toPath(py::module_::import("ir2vec.vocab").attr("_DATA_DIR"),
+             "ir2vec.vocab._DATA_DIR");
+  O.MIRVocabOption = "vocab or vocabPath";
+  O.MTriple = toOptionalString(MTriple, "mtriple");
+  O.Lowering.StopAfter = toOptionalString(StopAfter, "stopAfter");
+  O.Lowering.StopBefore = toOptionalString(StopBefore, "stopBefore");
+  if (OptLevel < 0 || OptLevel > 3)
+    throwValueError("optLevel must be 0, 1, 2 or 3, not " +
+                    std::to_string(OptLevel));
+  O.Lowering.OptLevel = static_cast<CodeGenOptLevel>(OptLevel);
+  if (Path.empty())
+    throwValueError("Empty filename not allowed");
+
+  std::vector<MachineFunctionRows> Functions;
+  irtk::batch::InputResult R;
+  {
+    py::gil_scoped_release NoGIL;
+    std::unique_ptr<irtk::batch::ModeHandler> H =
+        irtk::batch::createModeHandler(irtk::batch::ModeKind::MIR);
+    if (Error E = H->prepare(O, Path, /*NeedVocabulary=*/true)) {
+      R.Error = toString(std::move(E));
+    } else {
+      irtk::ircommon::WalkOptions W;
+      W.Functions = W.Blocks = W.Instructions = true;
+      W.InstructionText = true;
+      MachineRowsSink S(Functions);
+      H->walk(Path, O, W, S, R);
+    }
+  }
+  if (!R.Error.empty())
+    throwValueError(R.Error);
+  warn(R.Warnings);
+  return std::make_unique<PyMIR2VecTool>(Path, std::move(Functions));
 }
 
 //===----------------------------------------------------------------------===//
@@ -705,11 +908,11 @@ static py::list embedFiles(py::handle Filenames, py::handle Mode,
 // Stores: writeStore, mergeStore and the search, for ir2vec.distributed.
 //===----------------------------------------------------------------------===//
 
-/// What writeStore computes for one input, without touching Python.
+/// What writeStore keeps of one input for its caller.
 struct StoreInput {
+  uint64_t Rows = 0;
   std::string Error;
   std::vector<std::string> Warnings;
-  irtk::store::RowBatch Rows;
 };
 
 /// One line of inputs.jsonl: the input, its rows and, if it failed, why.
@@ -717,7 +920,7 @@ static void writeInputLine(llvm::raw_ostream &OS, const std::string &Name,
                            const StoreInput &R) {
   irtk::support::JSONObjectWriter W(OS);
   W.string("input", Name);
-  W.number("rows", R.Rows.size());
+  W.number("rows", R.Rows);
   if (!R.Error.empty())
     W.string("error", R.Error);
   if (!R.Warnings.empty()) {
@@ -734,13 +937,14 @@ static void writeInputLine(llvm::raw_ostream &OS, const std::string &Name,
 }
 
 /// ir2vec._ir2vec.writeStore: embeds \p Filenames into a store at \p Dir
-/// exactly as `llvm-ir2vec embeddings --format=npy` does (the same loading,
-/// rows, records, messages and store.json, with \p Tool as the tool), and
-/// adds inputs.jsonl, one line per input in order. Inputs that fail are
-/// recorded there and leave no rows; the store is written even if all fail.
-/// \p BeforeCommit, if not None, is called once everything is written and
-/// before the store is moved into place (tests use it to die mid-write).
-/// Returns a list of (rows, error or None, warnings) per input.
+/// with llvm-ir2vec's own run loop (batch::StoreJob: the same loading,
+/// rows, records, messages and store.json as `llvm-ir2vec embeddings
+/// --format=npy`, with \p Tool as the tool), and adds inputs.jsonl, one
+/// line per input in order. Inputs that fail are recorded there and leave
+/// no rows; the store is written even if all fail. \p BeforeCommit, if not
+/// None, is called once everything is written and before the store is moved
+/// into place (tests use it to die mid-write). Returns a list of (rows,
+/// error or None, warnings) per input.
 static py::list writeStore(py::handle Filenames, py::handle DirObj,
                            py::handle Mode, py::handle VocabObj,
                            const std::string &LevelName,
@@ -750,63 +954,54 @@ static py::list writeStore(py::handle Filenames, py::handle DirObj,
   for (py::handle F : Filenames)
     Paths.push_back(
         toPath(F, "filenames[" + std::to_string(Paths.size()) + "]"));
-  std::string Dir = toPath(DirObj, "path");
-  EmbeddingKind K = parseMode(Mode);
+  irtk::batch::Options O;
+  O.Subcommand = irtk::batch::SubcommandKind::Embeddings;
+  O.Format = irtk::batch::FormatKind::Store;
+  O.Output = toPath(DirObj, "path");
+  O.Kind = parseMode(Mode);
   if (!py::isinstance<PyVocab>(VocabObj))
     throw py::type_error(
         "vocab must be an ir2vec.Vocab from ir2vec.loadVocab(), not " +
         typeName(VocabObj));
   const PyVocab &PV = VocabObj.cast<PyVocab &>();
-  LevelKind Level = parseLevelAndThreads(LevelName, Threads);
+  O.VocabPath = PV.Path;
+  O.Weights = PV.W;
+  O.Vocabulary = PV.V;
+  O.Level = parseLevelAndThreads(LevelName, Threads);
+  O.Tool = Tool;
 
-  SmallString<256> VocabPath(PV.Path);
-  sys::fs::make_absolute(VocabPath);
   std::vector<StoreInput> Results(Paths.size());
-  std::vector<uint64_t> Counts(Paths.size());
-  std::unique_ptr<irtk::store::StoreWriter> Writer;
+  std::unique_ptr<irtk::batch::ModeHandler> H =
+      irtk::batch::createModeHandler(irtk::batch::ModeKind::LLVM);
+  std::unique_ptr<irtk::batch::StoreJob> Job;
   std::string Failure;
   {
     py::gil_scoped_release NoGIL;
-    Expected<std::unique_ptr<irtk::store::StoreWriter>> W =
-        irtk::store::StoreWriter::create(
-            Dir, irtk::ir2vec::makeStoreInfo(PV.V->dimension(), Level, K,
-                                             VocabPath, PV.W, Tool));
-    if (!W) {
-      Failure = toString(W.takeError());
+    Expected<std::unique_ptr<irtk::batch::StoreJob>> J =
+        [&]() -> Expected<std::unique_ptr<irtk::batch::StoreJob>> {
+      if (Error E = H->prepare(O, Paths, /*NeedVocabulary=*/true))
+        return E;
+      return irtk::batch::StoreJob::create(O, *H);
+    }();
+    if (!J) {
+      Failure = toString(J.takeError());
     } else {
-      Writer = std::move(*W);
-      irtk::support::ParallelMapOptions PO;
-      PO.Threads = static_cast<unsigned>(Threads);
+      Job = std::move(*J);
       std::string Lines;
       llvm::raw_string_ostream LS(Lines);
-      irtk::support::orderedParallelMap(
-          Paths.size(), PO,
-          [&](size_t I) {
-            StoreInput R;
-            LLVMContext Ctx;
-            irtk::ir2vec::LoadedModule L =
-                irtk::ir2vec::loadModule(Paths[I], Ctx);
-            for (const std::string &Warning : L.Warnings)
-              R.Warnings.push_back(Paths[I] + ": " + Warning);
-            if (!L.M) {
-              R.Error = L.describe(Paths[I]);
-              return R;
-            }
-            irtk::ir2vec::EmbeddingOutputOptions EO;
-            EO.Kind = K;
-            EO.Level = Level;
-            EO.ModuleName = Paths[I];
-            irtk::ir2vec::collectModuleRows(*L.M, *PV.V, EO, R.Rows);
-            return R;
-          },
-          [&](size_t I, StoreInput &R) {
-            Writer->append(R.Rows);
-            writeInputLine(LS, Paths[I], R);
-            Counts[I] = R.Rows.size();
-            R.Rows = irtk::store::RowBatch();
-            Results[I] = std::move(R);
+      irtk::batch::processInputs(
+          Paths, static_cast<unsigned>(Threads), *Job,
+          [&](size_t I, irtk::batch::InputResult &Base) {
+            auto &R = static_cast<irtk::batch::RowsResult &>(Base);
+            if (R.Error.empty())
+              Job->accept(R);
+            StoreInput &In = Results[I];
+            In.Rows = R.Rows.size();
+            In.Error = std::move(R.Error);
+            In.Warnings = std::move(R.Warnings);
+            writeInputLine(LS, Paths[I], In);
           });
-      if (Error E = Writer->addFile("inputs.jsonl", Lines))
+      if (Error E = Job->writer().addFile("inputs.jsonl", Lines))
         Failure = toString(std::move(E));
     }
   }
@@ -814,18 +1009,17 @@ static py::list writeStore(py::handle Filenames, py::handle DirObj,
     BeforeCommit();
   if (Failure.empty()) {
     py::gil_scoped_release NoGIL;
-    if (Error E = Writer->commit())
+    if (Error E = Job->commit())
       Failure = toString(std::move(E));
   }
   if (!Failure.empty())
     throw py::value_error(toMessage(Failure));
   py::list Out;
-  for (size_t I = 0; I < Results.size(); ++I) {
-    const StoreInput &R = Results[I];
+  for (const StoreInput &R : Results) {
     py::list Warnings;
     for (const std::string &W : R.Warnings)
       Warnings.append(toStr(W));
-    Out.append(py::make_tuple(Counts[I],
+    Out.append(py::make_tuple(R.Rows,
                               R.Error.empty() ? py::object(py::none())
                                               : py::object(toStr(R.Error)),
                               Warnings));
@@ -918,6 +1112,25 @@ static py::list pairs(FloatMatrix A, FloatMatrix B, bool Same, double Threshold,
   return Out;
 }
 
+/// The docstrings of defineQueries' methods.
+struct QueryDocs {
+  const char *FuncNames, *FuncEmbMap, *FuncEmb, *BBEmbMap, *InstEmbMap;
+};
+
+/// What IR2VecTool and MIR2VecTool both offer, by the same names: the
+/// filename and the queries.
+template <typename ToolT>
+static void defineQueries(py::class_<ToolT> &C, const QueryDocs &D) {
+  C.def_property_readonly("filename",
+                          [](const ToolT &T) { return toStr(T.path()); })
+      .def("getFuncNames", &ToolT::getFuncNames, D.FuncNames)
+      .def("getFuncEmbMap", &ToolT::getFuncEmbMap, D.FuncEmbMap)
+      .def("getFuncEmb", &ToolT::getFuncEmb, py::arg("funcName"), D.FuncEmb)
+      .def("getBBEmbMap", &ToolT::getBBEmbMap, py::arg("funcName"), D.BBEmbMap)
+      .def("getInstEmbMap", &ToolT::getInstEmbMap, py::arg("funcName"),
+           D.InstEmbMap);
+}
+
 PYBIND11_MODULE(_ir2vec, M) {
   M.doc() = "IR2Vec embeddings of LLVM IR (irtk); see the ir2vec package.";
   M.attr("__version__") = IRTK_VERSION;
@@ -965,25 +1178,20 @@ PYBIND11_MODULE(_ir2vec, M) {
                      py::object VocabPath) {
     return initEmbedding(Filename, Mode, Vocab, VocabPath);
   };
-  py::class_<PyIR2VecTool>(M, "IR2VecTool",
-                           "The embeddings of one LLVM IR module")
+  py::class_<PyIR2VecTool> IRTool(M, "IR2VecTool",
+                                  "The embeddings of one LLVM IR module");
+  IRTool
       .def(py::init(ToolInit), py::arg("filename"),
            py::arg("mode") = EmbeddingKind::Symbolic,
            py::arg("vocab") = py::none(), py::arg("vocabPath") = py::none())
-      .def_property_readonly(
-          "filename", [](const PyIR2VecTool &T) { return toStr(T.path()); })
-      .def_property_readonly("mode", &PyIR2VecTool::kind)
-      .def("getFuncNames", &PyIR2VecTool::getFuncNames,
-           "Names of the module's defined functions, in IR order")
-      .def("getFuncEmbMap", &PyIR2VecTool::getFuncEmbMap,
-           "{function name: embedding} for every defined function")
-      .def("getFuncEmb", &PyIR2VecTool::getFuncEmb, py::arg("funcName"),
-           "Embedding of one defined function (IR or demangled name)")
-      .def("getBBEmbMap", &PyIR2VecTool::getBBEmbMap, py::arg("funcName"),
-           "{block name: embedding} for the blocks of a function")
-      .def("getInstEmbMap", &PyIR2VecTool::getInstEmbMap, py::arg("funcName"),
-           "{instruction text: embedding} for the instructions of a "
-           "function");
+      .def_property_readonly("mode", &PyIR2VecTool::kind);
+  defineQueries(IRTool,
+                {"Names of the module's defined functions, in IR order",
+                 "{function name: embedding} for every defined function",
+                 "Embedding of one defined function (IR or demangled name)",
+                 "{block name: embedding} for the blocks of a function",
+                 "{instruction text: embedding} for the instructions of a "
+                 "function"});
 
   M.def("initEmbedding", ToolInit, py::arg("filename"),
         py::arg("mode") = EmbeddingKind::Symbolic,
@@ -992,6 +1200,63 @@ PYBIND11_MODULE(_ir2vec, M) {
         "ir2vec.IR2VecKind, or 'sym' / 'fa'. vocab: from ir2vec.loadVocab(); "
         "vocabPath: a vocabulary file instead (upstream's first API); "
         "neither: the bundled default vocabulary.");
+
+  py::class_<PyMIRVocab>(M, "MIRVocab",
+                         "A MIR2Vec vocabulary file and its weights, loaded "
+                         "for the target of each module embedded")
+      .def_property_readonly(
+          "path", [](const PyMIRVocab &P) { return toStr(P.Path); },
+          "The vocabulary file")
+      .def("__repr__", [](const PyMIRVocab &P) {
+        return toMessage("<ir2vec.MIRVocab '" + P.Path + "'>");
+      });
+
+  M.def("loadMIRVocab", &loadMIRVocab, py::arg("vocabPath"), py::kw_only(),
+        py::arg("opcWeight") = 1.0, py::arg("commonOperandWeight") = 1.0,
+        py::arg("regOperandWeight") = 1.0,
+        "A MIR2Vec vocabulary (upstream's JSON format) for initMIREmbedding. "
+        "The weights scale its sections as upstream's -mir2vec-*-weight "
+        "options do. Its entities are a target's, so it is read for the "
+        "target of each module; here it only has to be readable. Raises "
+        "ValueError for an empty path or a file that cannot be read.");
+
+  auto MIRToolInit = [](py::object Filename, py::object Vocab,
+                        py::object VocabPath, py::object MTriple,
+                        py::object StopAfter, py::object StopBefore,
+                        int OptLevel) {
+    return initMIREmbedding(Filename, Vocab, VocabPath, MTriple, StopAfter,
+                            StopBefore, OptLevel);
+  };
+  const char *MIRInitDoc =
+      "Read a machine IR file (.mir) or an LLVM IR file (.ll or .bc, lowered "
+      "in-process as llc would) as llvm-ir2vec --mode=mir does, and embed "
+      "its machine functions. vocab: from ir2vec.loadMIRVocab(); vocabPath: "
+      "a vocabulary file instead (default weights); neither: the bundled "
+      "vocabulary of the target (x86-64 only). mtriple: the target instead "
+      "of the module's; stopAfter / stopBefore: where code generation stops "
+      "(one stop point per process); optLevel: 0 to 3.";
+  py::class_<PyMIR2VecTool> MIRTool(
+      M, "MIR2VecTool",
+      "The MIR2Vec embeddings of one module's machine functions");
+  MIRTool.def(
+      py::init(MIRToolInit), py::arg("filename"), py::arg("vocab") = py::none(),
+      py::arg("vocabPath") = py::none(), py::kw_only(),
+      py::arg("mtriple") = py::none(), py::arg("stopAfter") = py::none(),
+      py::arg("stopBefore") = py::none(), py::arg("optLevel") = 2, MIRInitDoc);
+  defineQueries(
+      MIRTool,
+      {"Names of the functions that have a machine function, in module order",
+       "{function name: embedding} for every machine function",
+       "Embedding of one machine function (IR or demangled name)",
+       "{block name: embedding} for the machine blocks of a function",
+       "{instruction text: embedding} for the machine instructions of a "
+       "function"});
+
+  M.def("initMIREmbedding", MIRToolInit, py::arg("filename"),
+        py::arg("vocab") = py::none(), py::arg("vocabPath") = py::none(),
+        py::kw_only(), py::arg("mtriple") = py::none(),
+        py::arg("stopAfter") = py::none(), py::arg("stopBefore") = py::none(),
+        py::arg("optLevel") = 2, MIRInitDoc);
 
   const char *EmbedFilesDoc =
       "Embed many IR files in parallel with the GIL released. Returns one "

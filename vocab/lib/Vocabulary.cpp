@@ -25,10 +25,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 
 #include <cassert>
-#include <charconv>
 #include <cmath>
 
 using namespace llvm;
@@ -227,44 +225,7 @@ private:
   }
 
   /// A number in JSON's grammar, read with correct rounding.
-  bool number(double &D) {
-    const char *Start = P;
-    if (P != End && *P == '-')
-      ++P;
-    if (P == End || !isDigit(*P))
-      return false;
-    bool Integer = true;
-    if (*P == '0')
-      ++P;
-    else
-      while (P != End && isDigit(*P))
-        ++P;
-    if (P != End && *P == '.') {
-      Integer = false;
-      ++P;
-      if (P == End || !isDigit(*P))
-        return false;
-      while (P != End && isDigit(*P))
-        ++P;
-    }
-    if (P != End && (*P == 'e' || *P == 'E')) {
-      Integer = false;
-      ++P;
-      if (P != End && (*P == '+' || *P == '-'))
-        ++P;
-      if (P == End || !isDigit(*P))
-        return false;
-      while (P != End && isDigit(*P))
-        ++P;
-    }
-    // llvm::json keeps "-0" as the integer 0, which reads back as +0.0.
-    if (Integer && StringRef(Start, P - Start) == "-0")
-      return false;
-    auto [Ptr, Err] = std::from_chars(Start, P, D);
-    return Err == std::errc() && Ptr == P && std::isfinite(D);
-  }
-
-  static bool isDigit(char C) { return C >= '0' && C <= '9'; }
+  bool number(double &D) { return support::readJSONNumber(P, End, D); }
 
   const char *P, *End;
   StringRef Text;
@@ -412,13 +373,6 @@ void writeVocabularyJSON(const Layout &L,
     OS << "\n  }";
   }
   OS << "\n}\n";
-}
-
-std::string bundledVocabularyPath(StringRef BinaryPath, StringRef FileName) {
-  SmallString<256> P(
-      sys::path::parent_path(sys::path::parent_path(BinaryPath)));
-  sys::path::append(P, "share", "irtk", "vocab", FileName);
-  return std::string(P);
 }
 
 } // namespace irtk::vocab

@@ -16,7 +16,13 @@ upstream run unchanged::
 Without ``vocab``, the bundled default vocabulary is used, as by the CLI.
 ``embedFiles`` embeds many files in parallel (``embedFilesIter`` yields each
 result as it completes); ``loadStore`` reads the stores ``llvm-ir2vec
---format=npy`` writes, of LLVM IR or machine IR. See docs/Python.md.
+--format=npy`` writes, of LLVM IR or machine IR. Machine IR (MIR2Vec), as
+``llvm-ir2vec --mode=mir`` embeds it::
+
+    tool = ir2vec.initMIREmbedding("foo.mir")   # or foo.ll, lowered
+    tool.getFuncEmbMap()        # {function name: numpy.ndarray (float64)}
+
+See docs/Python.md.
 
 This is irtk's ``ir2vec``; IITH IR2Vec's pip package has the same name and
 another API.
@@ -58,13 +64,17 @@ try:
         IR2VecKind,
         IR2VecTool,
         InvalidModeError,
+        MIR2VecTool,
+        MIRVocab,
         Symbolic,
         Vocab,
         __version__,
         embedFiles,
         embedFilesIter,
         initEmbedding,
+        initMIREmbedding,
     )
+    from ._ir2vec import loadMIRVocab as _loadMIRVocab
     from ._ir2vec import loadVocab as _loadVocab
 except ImportError as _e:
     raise ImportError(_extensionError(_e)) from None
@@ -89,6 +99,8 @@ __all__ = [
     "IR2VecKind",
     "IR2VecTool",
     "InvalidModeError",
+    "MIR2VecTool",
+    "MIRVocab",
     "SEED_EMBEDDING_75D",
     "Store",
     "StoreError",
@@ -97,6 +109,8 @@ __all__ = [
     "embedFiles",
     "embedFilesIter",
     "initEmbedding",
+    "initMIREmbedding",
+    "loadMIRVocab",
     "loadStore",
     "loadVocab",
     "vocab",
@@ -108,6 +122,16 @@ __all__ = [
 SEED_EMBEDDING_75D: str = vocab.seedEmbedding75D
 
 
+def _checkAvailable(vocabPath):
+    """Raises ValueError for a bundled vocabulary this package lacks."""
+    if not vocab.isAvailable(vocabPath):
+        raise ValueError(
+            "Failed to load vocabulary: the bundled default vocabulary "
+            f"'{vocabPath}' was not available when this ir2vec package was "
+            "built; pass the path of a vocabulary file instead"
+        )
+
+
 def loadVocab(vocabPath, *, opcWeight=1.0, typeWeight=0.5, argWeight=0.2):
     """Load an IR2Vec vocabulary file (upstream's JSON format).
 
@@ -116,14 +140,29 @@ def loadVocab(vocabPath, *, opcWeight=1.0, typeWeight=0.5, argWeight=0.2):
     and Arguments sections as upstream's ``-ir2vec-*-weight`` options do.
     Raises ValueError for an empty path or a missing or invalid file.
     """
-    if not vocab.isAvailable(vocabPath):
-        raise ValueError(
-            "Failed to load vocabulary: the bundled default vocabulary "
-            f"'{vocabPath}' was not available when this ir2vec package was "
-            "built; pass the path of a vocabulary file instead"
-        )
+    _checkAvailable(vocabPath)
     return _loadVocab(
         vocabPath, opcWeight=opcWeight, typeWeight=typeWeight, argWeight=argWeight
+    )
+
+
+def loadMIRVocab(vocabPath, *, opcWeight=1.0, commonOperandWeight=1.0,
+                 regOperandWeight=1.0):
+    """A MIR2Vec vocabulary file (upstream's JSON format) for initMIREmbedding.
+
+    ``vocabPath`` is a path (str or os.PathLike), for example
+    ``ir2vec.vocab.mir2vecX86_64``. The weights scale its sections as
+    upstream's ``-mir2vec-*-weight`` options do. Its entities are a target's
+    opcodes and register classes, so it is read for the target of each
+    module it embeds; here it only has to be readable. Raises ValueError for
+    an empty path or a file that cannot be read.
+    """
+    _checkAvailable(vocabPath)
+    return _loadMIRVocab(
+        vocabPath,
+        opcWeight=opcWeight,
+        commonOperandWeight=commonOperandWeight,
+        regOperandWeight=regOperandWeight,
     )
 
 

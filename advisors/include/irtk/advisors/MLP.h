@@ -18,12 +18,13 @@
 #ifndef IRTK_ADVISORS_MLP_H
 #define IRTK_ADVISORS_MLP_H
 
+#include "irtk/advisors/Features.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,45 +36,10 @@ class raw_ostream;
 
 namespace irtk::advisors {
 
-struct PolicySpec;
-
 enum class ActivationKind { Linear, ReLU, Tanh };
 
 std::optional<ActivationKind> parseActivationKind(llvm::StringRef Name);
 llvm::StringRef activationKindName(ActivationKind K);
-
-/// How the last layer's outputs become a decision.
-enum class OutputKind {
-  /// One output, a logit: decide 1 when it is positive, else 0.
-  Logit,
-  /// One output per choice: decide the index of the largest output among
-  /// the choices the mask input allows (all, without a mask).
-  ArgMax,
-};
-
-/// What a model of one of the advisors decides, as model files and
-/// irtk-train name it.
-struct AdvisorDecisionInfo {
-  /// "inline" or "evict".
-  llvm::StringLiteral Advisor;
-  /// The decision feature: what a model learns and outputs, never one of
-  /// its inputs.
-  llvm::StringLiteral Decision;
-  /// The default policy's decision feature.
-  llvm::StringLiteral Default;
-  OutputKind Output;
-  /// ArgMax: the feature whose nonzero elements are the legal choices (the
-  /// only feature a model may name as its mask); "" when there is none.
-  llvm::StringLiteral Mask;
-};
-
-/// The entry of the advisor named \p Advisor, or null for another name.
-const AdvisorDecisionInfo *findAdvisorDecision(llvm::StringRef Advisor);
-
-/// The largest magnitude any advisor's feature holds (float's largest
-/// value; int64 features stay below it): the inputs a model must evaluate
-/// without overflowing.
-inline constexpr double LargestFeatureValue = std::numeric_limits<float>::max();
 
 struct MLPDescription {
   struct Input {

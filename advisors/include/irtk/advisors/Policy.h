@@ -25,6 +25,9 @@
 #ifndef IRTK_ADVISORS_POLICY_H
 #define IRTK_ADVISORS_POLICY_H
 
+#include "irtk/advisors/Features.h"
+#include "irtk/advisors/MLP.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -32,7 +35,6 @@
 #include "llvm/Analysis/TensorSpec.h"
 #include "llvm/Support/Error.h"
 
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,7 +54,6 @@ namespace irtk::advisors {
 
 class InteractiveChannel;
 class MLPModel;
-struct MLPDescription;
 
 enum class PolicyKind { Default, Model, Interactive };
 
@@ -75,36 +76,39 @@ struct PolicyOptions {
   std::string OptionPrefix;
 };
 
-/// What an advisor's runner is made of.
-struct PolicySpec {
-  /// The advisor's name, as model files record it ("inline", "evict").
-  std::string Advisor;
-  /// Every input feature, in buffer order.
-  std::vector<llvm::TensorSpec> Inputs;
-  /// The decision: a scalar int64.
-  llvm::TensorSpec Decision;
-  /// Index in Inputs of the default policy's decision.
-  size_t DefaultIndex;
-  /// The reward logged with each decision: 0 unless the advisor reports
-  /// one with logReward before the next decision (as upstream's log reader
-  /// wants an outcome after every observation).
-  llvm::TensorSpec Reward;
+/// A policy's options, with what is read before its runner exists: the
+/// model policy's file, so that an advisor can ask which features the
+/// policy reads and build the costly ones (embeddings) only when something
+/// reads them; the runner then takes the model read here.
+class PreparedPolicy {
+public:
+  /// Options whose model, if any, is read when the runner is made.
+  PreparedPolicy(PolicyOptions Opts) : Opts(std::move(Opts)) {}
+  /// Options with the model policy's file read now (errors name it).
+  static llvm::Expected<PreparedPolicy> read(PolicyOptions Opts);
+
+  const PolicyOptions &options() const { return Opts; }
+  /// Whether the policy can read a feature \p IsFeature accepts: a log or
+  /// an interactive host reads every feature, the default policy only its
+  /// default decision, a model the inputs it names. A model not read (or
+  /// without a file: the runner reports that) counts as reading all.
+  bool readsAny(llvm::function_ref<bool(llvm::StringRef)> IsFeature) const;
+
+private:
+  friend class PolicyRunner;
+  PolicyOptions Opts;
+  std::optional<MLPDescription> Model;
 };
 
 /// A model runner deciding by one policy, and logging what it decides.
 class PolicyRunner : public llvm::MLModelRunner {
 public:
-  /// Opens what the policy needs: loads and checks the model against the
-  /// inputs, creates the log file, opens the pipes (which waits for the
-  /// other process, up to the channel timeout). Errors name the file and
-  /// the problem.
+  /// Opens what the policy needs: loads (unless prepared) and checks the
+  /// model against the inputs, creates the log file, opens the pipes (which
+  /// waits for the other process, up to the channel timeout). Errors name
+  /// the file and the problem.
   static llvm::Expected<std::unique_ptr<PolicyRunner>>
-  create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts);
-  /// The same, with the model policy's file already read into \p Model (an
-  /// advisor that looked at the model's inputs to choose its features).
-  static llvm::Expected<std::unique_ptr<PolicyRunner>>
-  create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts,
-         MLPDescription Model);
+  create(llvm::LLVMContext &Ctx, PolicySpec Spec, PreparedPolicy Policy);
   ~PolicyRunner() override;
 
   const PolicySpec &spec() const { return Spec; }
@@ -142,10 +146,6 @@ public:
 
 private:
   PolicyRunner(llvm::LLVMContext &Ctx, PolicySpec Spec, PolicyOptions Opts);
-  /// create, with the model read into \p Model already, or null.
-  static llvm::Expected<std::unique_ptr<PolicyRunner>>
-  create(llvm::LLVMContext &Ctx, PolicySpec Spec, const PolicyOptions &Opts,
-         MLPDescription *Model);
   void *evaluateUntyped() override;
   int64_t decide();
   /// The default-decision input's value.
@@ -171,31 +171,6 @@ private:
   int64_t Result = 0;
   std::optional<int64_t> Override;
 };
-
-/// Before the runner is made: whether the policy of \p Opts can read a
-/// feature \p IsFeature accepts, so that an advisor builds such features
-/// (an embedding vocabulary) only when something reads them. A log or an
-/// interactive host reads every feature; the default policy only its
-/// default decision; a model the inputs it names, read here into \p Model
-/// (for PolicyRunner::create; errors name the file). Without a model file,
-/// true (create reports that).
-llvm::Expected<bool>
-policyReadsAny(const PolicyOptions &Opts,
-               llvm::function_ref<bool(llvm::StringRef)> IsFeature,
-               std::optional<MLPDescription> &Model);
-
-/// The index of the spec named \p Name in \p Specs.
-std::optional<size_t> findFeature(llvm::ArrayRef<llvm::TensorSpec> Specs,
-                                  llvm::StringRef Name);
-
-/// What a model sees of an input value: NaN and infinities as 0. (LLVM's
-/// use_def_density is infinite for an interval that cannot be spilled,
-/// and NaN once scaled by such a largest value.)
-inline double modelInput(double V) { return std::isfinite(V) ? V : 0.0; }
-
-/// A scalar input of any of TensorSpec's types, as a double.
-double readScalar(const llvm::TensorSpec &Spec, const void *Buffer,
-                  size_t Element);
 
 } // namespace irtk::advisors
 

@@ -32,17 +32,12 @@ class raw_ostream;
 
 namespace irtk::ir2vec {
 
-enum class OutputFormatKind { Text, JSONL };
+using ircommon::OutputFormatKind;
 
-struct EmbeddingOutputOptions {
+/// The options of both kinds' writers (level, format, function, module
+/// name) and the embedding kind.
+struct EmbeddingOutputOptions : ircommon::OutputOptions {
   EmbeddingKind Kind = EmbeddingKind::Symbolic;
-  LevelKind Level = LevelKind::Function;
-  OutputFormatKind Format = OutputFormatKind::Text;
-  /// Only this function (matched by name or demangled name); empty for all
-  /// defined functions.
-  std::string FunctionName;
-  /// Module name recorded in JSON lines (usually the input path).
-  std::string ModuleName;
 
   /// What the walker visits for these options.
   WalkOptions walkOptions() const;

@@ -46,12 +46,6 @@ struct StoreSettings {
 llvm::Expected<StoreSettings> readStoreSettings(const store::StoreInfo &Info,
                                                 llvm::StringRef Name);
 
-/// Where embedding \p R comes from, as a store's index and the JSON lines
-/// name it: \p Module, the function (and \p Demangled, its demangled
-/// name), the level, and the block and instruction for those levels.
-store::IndexRecord siteOf(const EmbeddingRecord &R, llvm::StringRef Module,
-                          llvm::StringRef Demangled);
-
 /// Appends the embeddings of \p M, as llvm-ir2vec's JSON lines give them
 /// (same order, same doubles), rounded to float32, to \p Out; records get
 /// the module name Opts.ModuleName and rows numbered from Out.size().

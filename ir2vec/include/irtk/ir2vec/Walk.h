@@ -17,7 +17,8 @@
 /// vectors in layout order, and the instruction vectors in layout order, for
 /// the levels asked for.
 ///
-/// A sink receives the records; it never calls the embedder itself.
+/// A sink (ircommon/EmbeddingSink.h, shared with machine IR) receives the
+/// records; it never calls the embedder itself.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,7 @@
 #define IRTK_IR2VEC_WALK_H
 
 #include "irtk/ir2vec/Embedder.h"
+#include "irtk/ircommon/EmbeddingSink.h"
 #include "irtk/support/Level.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -36,7 +38,6 @@
 #include <vector>
 
 namespace llvm {
-class BasicBlock;
 class Function;
 class Instruction;
 class Module;
@@ -45,6 +46,8 @@ class raw_ostream;
 
 namespace irtk::ir2vec {
 
+using ircommon::EmbeddingRecord;
+using ircommon::EmbeddingSink;
 using support::LevelKind;
 using support::levelName;
 using support::parseLevel;
@@ -78,52 +81,16 @@ private:
 /// Whether \p F is named \p Name, either as its symbol or demangled.
 bool functionMatches(const llvm::Function &F, llvm::StringRef Name);
 
-struct WalkOptions {
+/// What the walk visits (ircommon::WalkOptions: levels, instruction text,
+/// function name) and how LLVM IR is embedded.
+struct WalkOptions : ircommon::WalkOptions {
   EmbeddingKind Kind = EmbeddingKind::Symbolic;
-  /// Levels to visit, in this order for each function: function, blocks,
-  /// instructions.
-  bool Functions = true;
-  bool Blocks = false;
-  bool Instructions = false;
-  /// Instruction records carry their text.
-  bool InstructionText = false;
-  /// Only functions with this name (symbol or demangled); empty for all.
-  std::string FunctionName;
   /// Visit declarations too (their function vector is zero, and they have
   /// no blocks); otherwise a declaration is skipped.
   bool Declarations = false;
 
   /// The options that visit \p L alone.
   static WalkOptions forLevel(EmbeddingKind K, LevelKind L);
-};
-
-/// One embedding, valid during the sink's call.
-struct EmbeddingRecord {
-  LevelKind Level = LevelKind::Function;
-  const llvm::Function *F = nullptr;
-  /// Block and instruction levels: the block and its position.
-  const llvm::BasicBlock *BB = nullptr;
-  unsigned BlockIndex = 0;
-  /// Instruction level: the instruction and its position in its block, and,
-  /// with WalkOptions::InstructionText, its text (leading spaces included,
-  /// as Instruction::print writes it).
-  const llvm::Instruction *I = nullptr;
-  unsigned InstIndex = 0;
-  llvm::StringRef InstText;
-  llvm::ArrayRef<double> Vector;
-};
-
-class EmbeddingSink {
-public:
-  virtual ~EmbeddingSink();
-  /// Before anything of \p F.
-  virtual void beginFunction(const llvm::Function &F) {}
-  /// Before the records of level \p L of the current function, even when
-  /// there are none.
-  virtual void beginLevel(LevelKind L) {}
-  virtual void record(const EmbeddingRecord &R) = 0;
-  /// A declaration that WalkOptions::FunctionName matched, skipped.
-  virtual void skippedDeclaration(const llvm::Function &F) {}
 };
 
 class Walker {

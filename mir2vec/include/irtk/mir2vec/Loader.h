@@ -100,12 +100,25 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(
     llvm::StringRef Triple,
     llvm::CodeGenOptLevel OptLevel = llvm::CodeGenOptLevel::Default);
 
-/// The vocabulary irtk bundles for \p TM's target, found beside the binary
-/// at \p BinaryPath as the IR one is (<prefix>/share/irtk/vocab/
-/// mir2vec-<target>-75d.json), or "" when irtk ships none for the target
+/// The file name of the vocabulary irtk bundles for \p TM's target
+/// (mir2vec-<target>-75d.json), or "" when irtk ships none for the target
 /// (only X86-64 has one).
+std::string defaultVocabularyName(const llvm::TargetMachine &TM);
+
+/// That vocabulary, found beside the binary at \p BinaryPath as the IR one
+/// is (<prefix>/share/irtk/vocab/), or "" when irtk ships none for the
+/// target.
 std::string defaultVocabularyPath(llvm::StringRef BinaryPath,
                                   const llvm::TargetMachine &TM);
+
+/// The MIR2Vec vocabulary to load (vocab::resolveVocabularyPath): \p Given,
+/// else \p Default, the target's bundled one, when it exists. Fails with
+/// "MIR2Vec vocabulary file path not specified; <SetIt> (irtk bundles one
+/// for x86-64 only[, none at '<Default>'])", where \p SetIt says how to name
+/// one ("set it with -irtk-mir-vocab-path").
+llvm::Expected<std::string> resolveVocabularyPath(llvm::StringRef Given,
+                                                  llvm::StringRef Default,
+                                                  const llvm::Twine &SetIt);
 
 /// The MIR vocabulary layout of \p TM's target.
 std::shared_ptr<const TargetLayout> layoutOf(const llvm::TargetMachine &TM);

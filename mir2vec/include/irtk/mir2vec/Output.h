@@ -8,8 +8,9 @@
 ///
 /// \file
 /// The walk over a module's machine functions, in module order, and its
-/// sinks: upstream `llvm-ir2vec --mode=mir`'s text (byte for byte), JSON
-/// lines, store rows; and the MIR triplets. A defined function without a
+/// sinks: upstream `llvm-ir2vec --mode=mir`'s text (byte for byte) here,
+/// JSON lines and store rows through ircommon::SiteSink, as for LLVM IR;
+/// and the MIR triplets. A defined function without a
 /// machine function is skipped, as upstream skips it (with a warning:
 /// functionsWithoutMachineCode); a machine function without blocks has a
 /// zero vector (LLVM 22 crashes on it; LLVM main gives zero).
@@ -19,6 +20,7 @@
 #ifndef IRTK_MIR2VEC_OUTPUT_H
 #define IRTK_MIR2VEC_OUTPUT_H
 
+#include "irtk/ircommon/EmbeddingSink.h"
 #include "irtk/mir2vec/Layout.h"
 #include "irtk/mir2vec/Loader.h"
 #include "irtk/mir2vec/Lowering.h"
@@ -34,9 +36,7 @@
 
 namespace llvm {
 class Function;
-class MachineBasicBlock;
 class MachineFunction;
-class MachineInstr;
 class raw_ostream;
 } // namespace llvm
 
@@ -47,35 +47,11 @@ using support::LevelKind;
 /// The kind of MIR2Vec embeddings in JSON lines and store metadata.
 inline constexpr const char *EmbeddingKindName = "mir2vec-symbolic";
 
-struct WalkOptions {
-  LevelKind Level = LevelKind::Function;
-  /// Only functions with this name (symbol or demangled); empty for all.
-  std::string FunctionName;
-  /// Instruction records carry MachineInstr::print's text.
-  bool InstructionText = false;
-};
-
-/// One embedding, valid during the sink's call.
-struct EmbeddingRecord {
-  LevelKind Level = LevelKind::Function;
-  const llvm::Function *F = nullptr;
-  /// Null for a defined function without a machine function.
-  const llvm::MachineFunction *MF = nullptr;
-  const llvm::MachineBasicBlock *MBB = nullptr;
-  unsigned BlockIndex = 0;
-  const llvm::MachineInstr *MI = nullptr;
-  unsigned InstIndex = 0;
-  /// MachineInstr::print's text, without the final newline.
-  llvm::StringRef InstText;
-  llvm::ArrayRef<double> Vector;
-};
-
-class EmbeddingSink {
-public:
-  virtual ~EmbeddingSink();
-  virtual void beginFunction(const llvm::Function &F) {}
-  virtual void record(const EmbeddingRecord &R) = 0;
-};
+using ircommon::EmbeddingRecord;
+using ircommon::EmbeddingSink;
+/// Levels, function name and whether instruction records carry
+/// MachineInstr::print's text, as for LLVM IR.
+using ircommon::WalkOptions;
 
 /// Walks the defined functions of \p MM in module order. Returns the number
 /// of functions that matched Opts.FunctionName (or were walked). A module
@@ -94,13 +70,9 @@ std::vector<const llvm::Function *>
 functionsWithoutMachineCode(const MachineModule &MM,
                             llvm::StringRef FunctionName = "");
 
-struct EmbeddingOutputOptions {
-  LevelKind Level = LevelKind::Function;
-  bool JSONLines = false;
-  std::string FunctionName;
-  /// Module name recorded in JSON lines and store rows.
-  std::string ModuleName;
-};
+/// Level, format (upstream's text or JSON lines), function and module
+/// name, as LLVM IR's writers take them.
+using EmbeddingOutputOptions = ircommon::OutputOptions;
 
 /// Writes the embeddings of \p MM as upstream's text or as JSON lines;
 /// returns what walkModule returns.

@@ -50,6 +50,15 @@ parseJSON(llvm::StringRef Text, llvm::StringRef Name, unsigned FirstLine = 1);
 llvm::Error checkJSON(llvm::StringRef Text, llvm::StringRef Name,
                       unsigned FirstLine = 1);
 
+/// Reads one number in JSON's grammar at \p P, correctly rounded, and
+/// advances \p P past it: the fast path of readers that take the common
+/// shape of a large file (arrays of numbers) without building JSON values.
+/// False, with \p P anywhere, for what is not such a number, for a number
+/// that is not finite as a double, and for "-0", which llvm::json keeps as
+/// the integer 0 (+0.0): the caller then reads the text with llvm::json, so
+/// that both paths give the same values.
+bool readJSONNumber(const char *&P, const char *End, double &D);
+
 } // namespace irtk::support
 
 #endif // IRTK_SUPPORT_JSON_H

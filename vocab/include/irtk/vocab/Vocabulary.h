@@ -101,13 +101,6 @@ void writeVocabularyJSON(const Layout &L,
                          const std::vector<std::vector<double>> &Entities,
                          llvm::raw_ostream &OS);
 
-/// Where a vocabulary bundled with irtk sits for a binary at \p BinaryPath:
-/// an executable in <prefix>/bin or a plugin or module in <prefix>/lib finds
-/// it at <prefix>/share/irtk/vocab/\p FileName. The build tree has the same
-/// shape. The file may not exist; callers check.
-std::string bundledVocabularyPath(llvm::StringRef BinaryPath,
-                                  llvm::StringRef FileName);
-
 } // namespace irtk::vocab
 
 #endif // IRTK_VOCAB_VOCABULARY_H

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/Diagnostics.h"
+#include "irtk/ircommon/Diagnostics.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -18,7 +18,7 @@
 
 using namespace llvm;
 
-namespace irtk::ir2vec {
+namespace irtk::ircommon {
 
 static StringRef firstLine(StringRef S) {
   return S.trim().split('\n').first.trim();
@@ -58,4 +58,4 @@ void reportError(LLVMContext &Ctx, const Twine &Msg) {
   Ctx.emitError(Msg);
 }
 
-} // namespace irtk::ir2vec
+} // namespace irtk::ircommon

@@ -1,4 +1,4 @@
-//===- MIRMode.cpp - llvm-ir2vec --mode=mir -------------------------------===//
+//===- MIRMode.cpp - Machine IR inputs ------------------------------------===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -7,16 +7,16 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Machine IR inputs (.mir files), each read with its own context and target
-/// machine. A run has one target: the one --mtriple names, else the first
-/// input's. Its layout gives the entity ids and the vocabulary; an input of
-/// another target fails (its ids would mean other entities).
+/// Machine IR inputs (`--mode=mir`: .mir files, or LLVM IR lowered
+/// in-process), each read with its own context and target machine. A run has
+/// one target: the one --mtriple names, else the first input's. Its layout
+/// gives the entity ids and the vocabulary; an input of another target fails
+/// (its ids would mean other entities).
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Mode.h"
+#include "Handlers.h"
 
-#include "irtk/ir2vec/ModuleLoader.h"
 #include "irtk/mir2vec/Loader.h"
 #include "irtk/mir2vec/Lowering.h"
 #include "irtk/mir2vec/Output.h"
@@ -25,6 +25,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
@@ -32,7 +33,7 @@
 
 using namespace llvm;
 
-namespace irtk::cli {
+namespace irtk::batch {
 
 namespace {
 
@@ -86,18 +87,12 @@ public:
     }
     if (!NeedVocabulary)
       return Error::success();
-    VocabularyPath = O.MIRVocabPath;
-    if (VocabularyPath.empty()) {
-      VocabularyPath = DefaultVocabularyPath;
-      if (VocabularyPath.empty() || !sys::fs::exists(VocabularyPath))
-        return createStringError(
-            inconvertibleErrorCode(),
-            "MIR2Vec vocabulary file path not specified; set it using "
-            "--mir2vec-vocab-path (irtk bundles one for x86-64 only" +
-                (VocabularyPath.empty()
-                     ? std::string(")")
-                     : ", none at '" + VocabularyPath + "')"));
-    }
+    Expected<std::string> Path =
+        mir2vec::resolveVocabularyPath(O.MIRVocabPath, DefaultVocabularyPath,
+                                       "set it using " + O.MIRVocabOption);
+    if (!Path)
+      return Path.takeError();
+    VocabularyPath = std::move(*Path);
     Expected<vocab::Vocabulary> VOrErr =
         mir2vec::loadVocabulary(VocabularyPath, *Layout, O.MIRWeights);
     if (!VOrErr)
@@ -119,7 +114,7 @@ public:
   store::StoreInfo storeInfo(const Options &O) override {
     return mir2vec::makeStoreInfo(
         V->dimension(), O.Level, recordedVocabularyPath(VocabularyPath),
-        O.MIRWeights, StringRef(VersionText).trim(), TargetTriple, O.Lowering);
+        O.MIRWeights, O.Tool, TargetTriple, O.Lowering);
   }
 
   void triplets(const std::string &Path, const Options &O,
@@ -147,8 +142,9 @@ public:
     // it has not.
     if (MM.Lowering)
       Direct = nullptr;
-    R.Matched = mir2vec::writeEmbeddings(
-        MM, *V, *Layout, outputOptions(Path, O), Direct ? *Direct : Buffer);
+    R.Matched =
+        mir2vec::writeEmbeddings(MM, *V, *Layout, inputOutputOptions(Path, O),
+                                 Direct ? *Direct : Buffer);
     if (loweringFailed(MM, Path, R))
       R.Text.clear();
   }
@@ -159,9 +155,20 @@ public:
     if (!MM.M)
       return;
     R.Matched = mir2vec::collectModuleRows(MM, *V, *Layout,
-                                           outputOptions(Path, O), R.Rows);
+                                           inputOutputOptions(Path, O), R.Rows);
     if (loweringFailed(MM, Path, R))
       R.Rows = {};
+  }
+
+  void walk(const std::string &Path, const Options &O,
+            const ircommon::WalkOptions &W, ircommon::EmbeddingSink &S,
+            InputResult &R) override {
+    LoadedMIR L = loadChecked(Path, O, R);
+    const mir2vec::MachineModule &MM = L.MM;
+    if (!MM.M)
+      return;
+    R.Matched = mir2vec::walkModule(MM, *V, *Layout, W, S);
+    loweringFailed(MM, Path, R);
   }
 
 private:
@@ -181,8 +188,13 @@ private:
 
   void setTarget(const TargetMachine &TM, const Options &O) {
     TargetTriple = TM.getTargetTriple().str();
-    DefaultVocabularyPath =
-        mir2vec::defaultVocabularyPath(O.ExecutablePath, TM);
+    std::string Name = mir2vec::defaultVocabularyName(TM);
+    DefaultVocabularyPath.clear();
+    if (!Name.empty()) {
+      SmallString<256> P(O.BundledVocabularyDir);
+      sys::path::append(P, Name);
+      DefaultVocabularyPath = std::string(P);
+    }
     Layout = mir2vec::layoutOf(TM);
     Target = mir2vec::layoutDescription(TM);
   }
@@ -276,16 +288,6 @@ private:
     return L;
   }
 
-  static mir2vec::EmbeddingOutputOptions outputOptions(const std::string &Path,
-                                                       const Options &O) {
-    mir2vec::EmbeddingOutputOptions EO;
-    EO.Level = O.Level;
-    EO.JSONLines = O.Format == FormatKind::JSONL;
-    EO.FunctionName = O.FunctionName;
-    EO.ModuleName = displayName(Path);
-    return EO;
-  }
-
   std::shared_ptr<const mir2vec::TargetLayout> Layout;
   std::string Target;
   std::string TargetTriple;
@@ -307,4 +309,4 @@ std::unique_ptr<ModeHandler> createMIRModeHandler() {
   return std::make_unique<MIRModeHandler>();
 }
 
-} // namespace irtk::cli
+} // namespace irtk::batch

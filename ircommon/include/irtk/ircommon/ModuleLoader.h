@@ -16,8 +16,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_IR2VEC_MODULELOADER_H
-#define IRTK_IR2VEC_MODULELOADER_H
+#ifndef IRTK_IRCOMMON_MODULELOADER_H
+#define IRTK_IRCOMMON_MODULELOADER_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/LLVMContext.h"
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace irtk::ir2vec {
+namespace irtk::ircommon {
 
 enum class LoadFailureKind {
   None,
@@ -63,6 +63,6 @@ LoadedModule loadModule(llvm::StringRef Path, llvm::LLVMContext &Ctx);
 /// The same for IR text or bitcode in \p Buf.
 LoadedModule loadModule(llvm::MemoryBufferRef Buf, llvm::LLVMContext &Ctx);
 
-} // namespace irtk::ir2vec
+} // namespace irtk::ircommon
 
-#endif // IRTK_IR2VEC_MODULELOADER_H
+#endif // IRTK_IRCOMMON_MODULELOADER_H

@@ -1,4 +1,4 @@
-//===- IRMode.cpp - llvm-ir2vec --mode=llvm -------------------------------===//
+//===- IRMode.cpp - LLVM IR inputs ----------------------------------------===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -7,38 +7,26 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// LLVM IR inputs: each is parsed and verified in a context of its own, then
-/// handed to the ir2vec library's writers.
+/// LLVM IR inputs (`--mode=llvm`): each is parsed and verified in a context
+/// of its own, then handed to the ir2vec library's writers.
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Mode.h"
+#include "Handlers.h"
 
 #include "irtk/ir2vec/Entities.h"
-#include "irtk/ir2vec/ModuleLoader.h"
 #include "irtk/ir2vec/Output.h"
 #include "irtk/ir2vec/StoreRows.h"
+#include "irtk/ir2vec/Walk.h"
+#include "irtk/ircommon/ModuleLoader.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <optional>
 
 using namespace llvm;
 
-namespace irtk::cli {
-
-ModeHandler::~ModeHandler() = default;
-
-std::string recordedVocabularyPath(StringRef Path) {
-  SmallString<256> P(Path);
-  if (Path != "-")
-    sys::fs::make_absolute(P);
-  return std::string(P);
-}
+namespace irtk::batch {
 
 namespace {
 
@@ -58,18 +46,22 @@ public:
                 bool NeedVocabulary) override {
     if (!NeedVocabulary)
       return Error::success();
+    if (O.Vocabulary) {
+      V = O.Vocabulary;
+      return Error::success();
+    }
     Expected<vocab::Vocabulary> VOrErr =
         ir2vec::loadVocabulary(O.VocabPath, O.Weights);
     if (!VOrErr)
       return VOrErr.takeError();
-    V.emplace(std::move(*VOrErr));
+    V = std::make_shared<const vocab::Vocabulary>(std::move(*VOrErr));
     return Error::success();
   }
 
   store::StoreInfo storeInfo(const Options &O) override {
     return ir2vec::makeStoreInfo(V->dimension(), O.Level, O.Kind,
                                  recordedVocabularyPath(O.VocabPath), O.Weights,
-                                 StringRef(VersionText).trim());
+                                 O.Tool);
   }
 
   void triplets(const std::string &Path, const Options &O,
@@ -104,13 +96,26 @@ public:
         ir2vec::collectModuleRows(*M, *V, outputOptions(Path, O), R.Rows);
   }
 
+  void walk(const std::string &Path, const Options &O,
+            const ircommon::WalkOptions &W, ircommon::EmbeddingSink &S,
+            InputResult &R) override {
+    LLVMContext Ctx;
+    std::unique_ptr<Module> M = load(Path, Ctx, R);
+    if (!M)
+      return;
+    ir2vec::WalkOptions IW;
+    static_cast<ircommon::WalkOptions &>(IW) = W;
+    IW.Kind = O.Kind;
+    R.Matched = ir2vec::Walker(*V, IW).walkModule(*M, S);
+  }
+
 private:
   /// Parses and verifies \p Path into \p Ctx; on failure the error is in
   /// \p R and the result is null.
   static std::unique_ptr<Module> load(const std::string &Path, LLVMContext &Ctx,
                                       InputResult &R) {
     std::string Name = displayName(Path);
-    ir2vec::LoadedModule L = ir2vec::loadModule(Path, Ctx);
+    ircommon::LoadedModule L = ircommon::loadModule(Path, Ctx);
     for (const std::string &W : L.Warnings)
       R.Warnings.push_back(Name + ": " + W);
     if (!L.M) {
@@ -123,16 +128,12 @@ private:
   static ir2vec::EmbeddingOutputOptions outputOptions(const std::string &Path,
                                                       const Options &O) {
     ir2vec::EmbeddingOutputOptions EO;
+    static_cast<ircommon::OutputOptions &>(EO) = inputOutputOptions(Path, O);
     EO.Kind = O.Kind;
-    EO.Level = O.Level;
-    EO.Format = O.Format == FormatKind::JSONL ? ir2vec::OutputFormatKind::JSONL
-                                              : ir2vec::OutputFormatKind::Text;
-    EO.FunctionName = O.FunctionName;
-    EO.ModuleName = displayName(Path);
     return EO;
   }
 
-  std::optional<vocab::Vocabulary> V;
+  std::shared_ptr<const vocab::Vocabulary> V;
 };
 
 } // namespace
@@ -141,4 +142,4 @@ std::unique_ptr<ModeHandler> createIRModeHandler() {
   return std::make_unique<IRModeHandler>();
 }
 
-} // namespace irtk::cli
+} // namespace irtk::batch

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/ModuleLoader.h"
-#include "irtk/ir2vec/Diagnostics.h"
+#include "irtk/ircommon/ModuleLoader.h"
+#include "irtk/ircommon/Diagnostics.h"
 
 #include "llvm/IR/Verifier.h"
 #include "llvm/IRReader/IRReader.h"
@@ -16,7 +16,7 @@
 
 using namespace llvm;
 
-namespace irtk::ir2vec {
+namespace irtk::ircommon {
 
 static StringRef firstLine(StringRef S) {
   return S.trim().split('\n').first.trim();
@@ -89,4 +89,4 @@ std::string LoadedModule::describe(StringRef Name) const {
   return "";
 }
 
-} // namespace irtk::ir2vec
+} // namespace irtk::ircommon

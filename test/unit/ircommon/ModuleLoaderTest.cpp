@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/ir2vec/ModuleLoader.h"
+#include "irtk/ircommon/ModuleLoader.h"
 
 #include "gtest/gtest.h"
 
-using namespace irtk::ir2vec;
+using namespace irtk::ircommon;
 
 namespace {
 

@@ -1,14 +1,20 @@
-//===- Diagnostics.h - LLVM diagnostics collected, never printed -*- C++
-//-*-===//
+//===- Diagnostics.h - LLVM diagnostics, collected --------------*- C++ -*-===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
+///
+/// \file
+/// LLVM's diagnostics, as both IR kinds meet them: collected into one-line
+/// messages while LLVM reads or compiles a module, and errors reported
+/// through a context by passes.
+///
+//===----------------------------------------------------------------------===//
 
-#ifndef IRTK_IR2VEC_DIAGNOSTICS_H
-#define IRTK_IR2VEC_DIAGNOSTICS_H
+#ifndef IRTK_IRCOMMON_DIAGNOSTICS_H
+#define IRTK_IRCOMMON_DIAGNOSTICS_H
 
 #include <string>
 #include <vector>
@@ -18,7 +24,7 @@ class LLVMContext;
 class Twine;
 } // namespace llvm
 
-namespace irtk::ir2vec {
+namespace irtk::ircommon {
 
 /// While alive, takes the diagnostics of a context: the first error and
 /// every warning, one line each. Afterwards the context drops them. Used
@@ -45,6 +51,6 @@ private:
 /// Tools with a handler (clang, llc) delete their output themselves.
 void reportError(llvm::LLVMContext &Ctx, const llvm::Twine &Msg);
 
-} // namespace irtk::ir2vec
+} // namespace irtk::ircommon
 
-#endif // IRTK_IR2VEC_DIAGNOSTICS_H
+#endif // IRTK_IRCOMMON_DIAGNOSTICS_H

@@ -1,0 +1,59 @@
+//===- EmbeddingSink.cpp - Embedding records of both IR kinds -------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/ircommon/EmbeddingSink.h"
+
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Function.h"
+
+using namespace llvm;
+
+namespace irtk::ircommon {
+
+void WalkOptions::selectLevel(LevelKind L) {
+  Functions = L == LevelKind::Function;
+  Blocks = L == LevelKind::BasicBlock;
+  Instructions = L == LevelKind::Instruction;
+}
+
+WalkOptions OutputOptions::walkOptions() const {
+  WalkOptions W;
+  W.selectLevel(Level);
+  W.InstructionText = Level == LevelKind::Instruction;
+  W.FunctionName = FunctionName;
+  return W;
+}
+
+EmbeddingSink::~EmbeddingSink() = default;
+
+store::IndexRecord siteOf(const EmbeddingRecord &R, StringRef Module,
+                          StringRef Demangled) {
+  return store::makeIndexRecord(R.Level, Module, R.F->getName(), Demangled,
+                                R.BlockName, R.BlockIndex, R.InstIndex,
+                                R.InstText.ltrim(' '));
+}
+
+SiteSink::SiteSink(StringRef Module, StringRef Kind, raw_ostream &OS)
+    : Module(Module.str()), Kind(Kind.str()), OS(&OS) {}
+
+SiteSink::SiteSink(StringRef Module, store::RowBatch &Out)
+    : Module(Module.str()), Out(&Out) {}
+
+void SiteSink::beginFunction(const Function &F) {
+  Demangled = demangle(F.getName());
+}
+
+void SiteSink::record(const EmbeddingRecord &R) {
+  store::IndexRecord Site = siteOf(R, Module, Demangled);
+  if (OS)
+    store::writeEmbeddingLine(Site, Kind, R.Vector, *OS);
+  else
+    Out->append(R.Vector, std::move(Site));
+}
+
+} // namespace irtk::ircommon

@@ -1,0 +1,167 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""ir2vec.initMIREmbedding against llvm-ir2vec --mode=mir: the function,
+block and instruction vectors of .mir files and of LLVM IR lowered
+in-process are those of --format=jsonl, exactly, with the bundled x86-64
+vocabulary by default and with a vocabulary and weights given; and each
+misuse raises its exception."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import ir2vec
+from common import SHARED_INPUTS, as_list, env_path
+
+MIR_SIMPLE = str(SHARED_INPUTS / "mir-simple.mir")
+MIR_CLASSLESS = str(SHARED_INPUTS / "mir-classless.mir")
+MIR_DIM2 = str(SHARED_INPUTS / "mir-dim2.json")
+LOWER_LL = str(SHARED_INPUTS / "lower.ll")
+CFG_LL = str(SHARED_INPUTS / "cfg.ll")
+WEIGHTS = {"opcWeight": 0.5, "commonOperandWeight": 2.0,
+           "regOperandWeight": 0.25}
+WEIGHT_FLAGS = ["--mir2vec-opc-weight=0.5",
+                "--mir2vec-common-operand-weight=2",
+                "--mir2vec-reg-operand-weight=0.25"]
+
+
+def cli_records(level, args):
+    """llvm-ir2vec embeddings --mode=mir --format=jsonl's records."""
+    p = subprocess.run([env_path("IRTK_LLVM_IR2VEC"), "embeddings",
+                        "--mode=mir", "--format=jsonl", f"--level={level}",
+                        *args], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError(f"llvm-ir2vec {' '.join(args)}: {p.stderr}")
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+# (tool arguments, llvm-ir2vec arguments) for the same embeddings.
+CASES = {
+    "mir, bundled vocabulary": ((MIR_SIMPLE,), {}, [MIR_SIMPLE]),
+    "mir, vocabulary and weights": (
+        (MIR_CLASSLESS, ir2vec.loadMIRVocab(MIR_DIM2, **WEIGHTS)), {},
+        [f"--mir2vec-vocab-path={MIR_DIM2}", *WEIGHT_FLAGS, MIR_CLASSLESS]),
+    "lowered IR, bundled vocabulary": ((LOWER_LL,), {}, [LOWER_LL]),
+    "lowered IR, -O0, vocabulary path": (
+        (CFG_LL,), {"vocabPath": ir2vec.vocab.mir2vecX86_64, "optLevel": 0},
+        ["-O0", f"--mir2vec-vocab-path={ir2vec.vocab.mir2vecX86_64}",
+         CFG_LL]),
+}
+
+
+def tools():
+    """(case name, tool, llvm-ir2vec arguments) for every case."""
+    for name, (args, kwargs, cli) in CASES.items():
+        yield name, ir2vec.initMIREmbedding(*args, **kwargs), cli
+
+
+class MIREmbeddingTest(unittest.TestCase):
+    def test_function_vectors_are_the_clis(self):
+        for name, tool, cli in tools():
+            with self.subTest(name):
+                records = cli_records("func", cli)
+                self.assertGreater(len(records), 0)
+                self.assertEqual(tool.getFuncNames(),
+                                 [r["function"] for r in records])
+                emb = tool.getFuncEmbMap()
+                for r in records:
+                    self.assertEqual(as_list(emb[r["function"]]),
+                                     r["embedding"])
+                    self.assertEqual(as_list(tool.getFuncEmb(r["function"])),
+                                     r["embedding"])
+
+    def check_level(self, level, key, query):
+        for name, tool, cli in tools():
+            with self.subTest(name):
+                records = cli_records(level, cli)
+                self.assertGreater(len(records), 0)
+                expected = {}
+                for r in records:
+                    # A dict: the last record of a key wins, in IR order.
+                    expected.setdefault(r["function"], {})[r[key]] = \
+                        r["embedding"]
+                for function, rows in expected.items():
+                    got = getattr(tool, query)(function)
+                    self.assertEqual(list(got), list(rows))
+                    self.assertEqual({k: as_list(v) for k, v in got.items()},
+                                     rows)
+
+    def test_block_vectors_are_the_clis(self):
+        self.check_level("bb", "block", "getBBEmbMap")
+
+    def test_instruction_vectors_are_the_clis(self):
+        self.check_level("inst", "inst", "getInstEmbMap")
+
+    def test_default_vocabulary_is_the_bundled_x86_64_one(self):
+        a = ir2vec.initMIREmbedding(MIR_SIMPLE)
+        b = ir2vec.MIR2VecTool(
+            MIR_SIMPLE, ir2vec.loadMIRVocab(ir2vec.vocab.mir2vecX86_64))
+        self.assertEqual(a.filename, MIR_SIMPLE)
+        self.assertEqual(as_list(a.getFuncEmb("f")), as_list(b.getFuncEmb("f")))
+        self.assertEqual(len(a.getFuncEmb("f")), 75)
+
+    def test_stop_point_is_the_clis(self):
+        # One stop point per process: this one runs in a process of its own.
+        code = (
+            "import json, sys, ir2vec\n"
+            f"t = ir2vec.initMIREmbedding({LOWER_LL!r}, "
+            "stopAfter='virtregrewriter')\n"
+            "print(json.dumps({k: v.tolist() for k, v in "
+            "t.getFuncEmbMap().items()}))\n")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                           text=True, env=os.environ)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        records = cli_records("func", ["--stop-after=virtregrewriter",
+                                       LOWER_LL])
+        self.assertEqual(json.loads(p.stdout),
+                         {r["function"]: r["embedding"] for r in records})
+
+
+class MIRErrorTest(unittest.TestCase):
+    def test_no_bundled_vocabulary_for_the_target(self):
+        with self.assertRaisesRegex(
+                ValueError, r"^MIR2Vec vocabulary file path not specified; "
+                r"set it using vocab or vocabPath \(irtk bundles one for "
+                r"x86-64 only\)$"):
+            ir2vec.initMIREmbedding(LOWER_LL, mtriple="aarch64-linux-gnu")
+
+    def test_unreadable_input(self):
+        with self.assertRaisesRegex(
+                ValueError, r"malformed\.ll:3:3: expected ',' in arithmetic"):
+            ir2vec.initMIREmbedding(str(SHARED_INPUTS / "malformed.ll"))
+
+    def test_function_without_machine_function(self):
+        tool = ir2vec.initMIREmbedding(MIR_SIMPLE)
+        with self.assertRaisesRegex(
+                ValueError, r"^Function 'g' has no machine function in module "
+                r"'.*mir-simple\.mir'$"):
+            tool.getBBEmbMap("g")
+
+    def test_vocabulary_that_cannot_be_read(self):
+        with self.assertRaisesRegex(
+                ValueError, r"^Failed to load vocabulary: .*no-such\.json"):
+            ir2vec.loadMIRVocab(str(SHARED_INPUTS / "no-such.json"))
+
+    def test_vocab_and_vocab_path_together(self):
+        with self.assertRaisesRegex(TypeError, "vocab or vocabPath, not both"):
+            ir2vec.initMIREmbedding(MIR_SIMPLE, ir2vec.loadMIRVocab(MIR_DIM2),
+                                    vocabPath=MIR_DIM2)
+
+    def test_ir_vocabulary_as_vocab(self):
+        with self.assertRaisesRegex(
+                TypeError, r"^vocab must be an ir2vec\.MIRVocab from "
+                r"ir2vec\.loadMIRVocab\(\), not Vocab$"):
+            ir2vec.initMIREmbedding(
+                MIR_SIMPLE, ir2vec.loadVocab(str(SHARED_INPUTS / "ids2d.json")))
+
+    def test_opt_level_out_of_range(self):
+        with self.assertRaisesRegex(ValueError,
+                                    r"^optLevel must be 0, 1, 2 or 3, not 4$"):
+            ir2vec.initMIREmbedding(LOWER_LL, optLevel=4)
+
+
+if __name__ == "__main__":
+    unittest.main()
