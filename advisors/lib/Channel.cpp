@@ -11,11 +11,13 @@
 #include "llvm/Analysis/Utils/TrainingLogger.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -36,7 +38,9 @@ static Error channelError(const Twine &Message) {
 static int millisecondsLeft(Clock::time_point Deadline) {
   auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
       Deadline - Clock::now());
-  return Left.count() > 0 ? static_cast<int>(Left.count()) : 0;
+  // A timeout of weeks would overflow poll's int.
+  return static_cast<int>(
+      std::clamp<int64_t>(Left.count(), 0, std::numeric_limits<int>::max()));
 }
 
 /// write(2) with SIGPIPE held back: a host that closed its end gives EPIPE

@@ -18,7 +18,7 @@
 #include "AllocationOrderMirror.h"
 #include "irtk/advisors/MLP.h"
 #include "irtk/ircommon/Diagnostics.h"
-#include "irtk/ircommon/InsertedPass.h"
+#include "irtk/mir2vec/InsertedPass.h"
 #include "irtk/mir2vec/Embedder.h"
 #include "irtk/mir2vec/Loader.h"
 #include "irtk/support/ReadFile.h"
@@ -673,7 +673,7 @@ private:
 
 class ScorePass;
 /// Inserted after the virtual registers are rewritten, with its session.
-using InsertedScorePass = ircommon::InsertedPass<ScorePass, Session>;
+using InsertedScorePass = mir2vec::InsertedPass<ScorePass, Session>;
 
 /// Runs after the virtual registers are rewritten (LLVM's own scoring pass
 /// there does nothing in a build without TensorFlow Lite, as Debian's is):

@@ -222,6 +222,22 @@ int64_t PolicyRunner::decide() {
   return 0;
 }
 
+bool PolicyRunner::isLegal(int64_t Decision) const {
+  const AdvisorInfo *A = findAdvisor(Spec.Advisor);
+  if (!A)
+    return true;
+  if (A->Output == OutputKind::Logit)
+    return Decision == 0 || Decision == 1;
+  if (Decision < 0)
+    return false;
+  std::optional<size_t> M =
+      A->Mask.empty() ? std::nullopt : findFeature(Spec.Inputs, A->Mask);
+  if (!M)
+    return true;
+  return static_cast<uint64_t>(Decision) < Spec.Inputs[*M].getElementCount() &&
+         readScalar(Spec.Inputs[*M], getTensorUntyped(*M), Decision) != 0;
+}
+
 int64_t PolicyRunner::defaultDecision() const {
   return static_cast<int64_t>(readScalar(
       Spec.Inputs[Spec.DefaultIndex], getTensorUntyped(Spec.DefaultIndex), 0));
@@ -238,6 +254,12 @@ void *PolicyRunner::evaluateUntyped() {
   startPendingContext();
   ContextStarted = true;
   Result = decide();
+  // A model's or a host's answer that is not a legal choice is not carried
+  // out: stock's is, and is what the log records.
+  if (Opts.Kind != PolicyKind::Default && !isLegal(Result)) {
+    ++Overruled;
+    Result = defaultDecision();
+  }
   ++Decisions;
   if (Log) {
     logReward(0);

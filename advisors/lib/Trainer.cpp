@@ -83,9 +83,6 @@ Error addToDataset(Dataset &D, const TrainingLog &Log, StringRef Name,
 
   std::vector<size_t> Idx;
   for (const Dataset::Input &In : D.Inputs) {
-    // A model reading what it learns would only copy it.
-    if (In.Name == Log.features()[*LabelIdx].name())
-      return datasetError(Name, "'" + In.Name + "' is the label, not an input");
     std::optional<size_t> I = Log.featureIndex(In.Name);
     if (!I)
       return datasetError(Name, "no feature '" + In.Name +

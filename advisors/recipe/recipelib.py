@@ -158,6 +158,8 @@ def _read_status(status, measured):
     with open(status) as f:
         words = f.read().split()
     ok = bool(words) and words[0] == "ok"
+    if ok and measured and len(words) < 2:
+        raise ValueError(f"{status}: 'ok' without the measured value")
     return Compiled(ok, int(words[1]) if ok and measured else None)
 
 

@@ -8,7 +8,7 @@
 
 #include "irtk/mir2vec/Passes.h"
 #include "irtk/ircommon/Diagnostics.h"
-#include "irtk/ircommon/InsertedPass.h"
+#include "irtk/mir2vec/InsertedPass.h"
 
 #include "Pipeline.h"
 
@@ -55,7 +55,7 @@ struct PipelineState {
 class EmbeddingPass;
 /// Inserted into the pipeline by insertEmbeddingPass, with its state.
 using InsertedEmbeddingPass =
-    ircommon::InsertedPass<EmbeddingPass, PipelineState>;
+    mir2vec::InsertedPass<EmbeddingPass, PipelineState>;
 
 class EmbeddingPass : public MachineFunctionPass {
 public:

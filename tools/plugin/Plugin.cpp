@@ -30,7 +30,6 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/RegisterTargetPassConfigCallback.h"
 
@@ -395,10 +394,10 @@ static struct NewPassManagerCodeGenCheck {
   ~NewPassManagerCodeGenCheck() {
     if (EvictionAdvisorInserted || !NewPM || !*NewPM || !EvictFlags.get())
       return;
-    WithColor::warning(errs(), "irtk")
-        << "-irtk-evict-policy applies to the legacy code generation "
-           "pipeline only: under -enable-new-pm the stock eviction advisor "
-           "decided\n";
+    // Plain: at exit, llvm_shutdown has destroyed WithColor's options.
+    errs() << "warning: irtk: -irtk-evict-policy applies to the legacy code "
+              "generation pipeline only: under -enable-new-pm the stock "
+              "eviction advisor decided\n";
   }
 } CheckNewPassManagerCodeGen;
 

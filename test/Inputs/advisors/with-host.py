@@ -27,7 +27,15 @@ while not (os.path.exists(channel + ".in") and
     if time.time() > deadline or proc.poll() is not None:
         sys.exit("the host did not make the pipes")
     time.sleep(0.02)
-rc = subprocess.call(command, timeout=300)
-out, _ = proc.communicate(timeout=60)
+out, rc = b"", 1
+try:
+    rc = subprocess.call(command, timeout=300)
+    out, _ = proc.communicate(timeout=60)
+finally:
+    # A compiler that never opened the pipes leaves the host waiting in
+    # open(): never leave it behind (it holds lit's output pipes).
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
 sys.stdout.write(out.decode())
 sys.exit(rc or proc.returncode)

@@ -134,8 +134,10 @@ public:
   size_t decisions() const { return Decisions; }
 
   /// Counts a decision of the model or the host that the advisor did not
-  /// carry out (not a legal choice there: it took stock's instead). finish
-  /// reports the count as a warning.
+  /// carry out (stock's was taken instead). The runner itself overrules,
+  /// counts and logs as stock's every answer that is not a legal choice by
+  /// the registry (Features.h); an advisor with a rule of its own counts
+  /// here. finish reports the count as a warning.
   void noteOverruled() { ++Overruled; }
   size_t overruled() const { return Overruled; }
 
@@ -150,6 +152,9 @@ private:
   int64_t decide();
   /// The default-decision input's value.
   int64_t defaultDecision() const;
+  /// Whether \p Decision is a legal choice of the advisor (the registry's
+  /// output kind and mask, read from the inputs).
+  bool isLegal(int64_t Decision) const;
   /// Reports a broken channel once; the default decides from then on.
   void failChannel(llvm::Error E);
   void startPendingContext();

@@ -18,7 +18,7 @@
 ///
 /// \code
 ///   class MyPass;
-///   using Inserted = ircommon::InsertedPass<MyPass, MyState>;
+///   using Inserted = mir2vec::InsertedPass<MyPass, MyState>;
 ///   class MyPass : public MachineFunctionPass {
 ///     MyPass() : MachineFunctionPass(ID), State(Inserted::building()) {}
 ///     ...
@@ -29,8 +29,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_IRCOMMON_INSERTEDPASS_H
-#define IRTK_IRCOMMON_INSERTEDPASS_H
+#ifndef IRTK_MIR2VEC_INSERTEDPASS_H
+#define IRTK_MIR2VEC_INSERTEDPASS_H
 
 #include "llvm/CodeGen/TargetPassConfig.h"
 #include "llvm/Pass.h"
@@ -40,7 +40,7 @@
 #include <memory>
 #include <mutex>
 
-namespace irtk::ircommon {
+namespace irtk::mir2vec {
 
 /// \p PassT, a pass with a `static char ID` and a default constructor that
 /// takes building(), shares a \p StateT with the other instances of its
@@ -76,6 +76,6 @@ private:
 template <typename PassT, typename StateT>
 thread_local std::shared_ptr<StateT> InsertedPass<PassT, StateT>::Building;
 
-} // namespace irtk::ircommon
+} // namespace irtk::mir2vec
 
-#endif // IRTK_IRCOMMON_INSERTEDPASS_H
+#endif // IRTK_MIR2VEC_INSERTEDPASS_H
