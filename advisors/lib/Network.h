@@ -157,33 +157,41 @@ public:
 /// Adam (Kingma and Ba), with bias correction.
 class Adam final : public Optimiser {
 public:
+  /// What a checkpoint keeps: the steps taken and each slot's moments.
+  struct State {
+    uint64_t Step = 0;
+    std::vector<Eigen::MatrixXd> M, V;
+  };
+
   explicit Adam(double StepSize, double Beta1 = 0.9, double Beta2 = 0.999,
                 double Eps = 1e-8)
       : StepSize(StepSize), Beta1(Beta1), Beta2(Beta2), Eps(Eps) {}
 
-  void beginStep() override { ++Step; }
+  void beginStep() override { ++S.Step; }
   void update(size_t Slot, Eigen::MatrixXd &P,
               const Eigen::MatrixXd &G) override {
-    if (Slot >= M.size()) {
-      M.resize(Slot + 1);
-      V.resize(Slot + 1);
+    if (Slot >= S.M.size()) {
+      S.M.resize(Slot + 1);
+      S.V.resize(Slot + 1);
     }
-    if (M[Slot].size() == 0) {
-      M[Slot] = Eigen::MatrixXd::Zero(G.rows(), G.cols());
-      V[Slot] = Eigen::MatrixXd::Zero(G.rows(), G.cols());
+    Eigen::MatrixXd &M = S.M[Slot], &V = S.V[Slot];
+    if (M.size() == 0) {
+      M = Eigen::MatrixXd::Zero(G.rows(), G.cols());
+      V = Eigen::MatrixXd::Zero(G.rows(), G.cols());
     }
-    M[Slot] = Beta1 * M[Slot] + (1 - Beta1) * G;
-    V[Slot] = Beta2 * V[Slot] + (1 - Beta2) * G.cwiseProduct(G);
-    double C1 = 1 - std::pow(Beta1, static_cast<double>(Step));
-    double C2 = 1 - std::pow(Beta2, static_cast<double>(Step));
-    P.array() -= StepSize * (M[Slot].array() / C1) /
-                 ((V[Slot].array() / C2).sqrt() + Eps);
+    M = Beta1 * M + (1 - Beta1) * G;
+    V = Beta2 * V + (1 - Beta2) * G.cwiseProduct(G);
+    double C1 = 1 - std::pow(Beta1, static_cast<double>(S.Step));
+    double C2 = 1 - std::pow(Beta2, static_cast<double>(S.Step));
+    P.array() -= StepSize * (M.array() / C1) / ((V.array() / C2).sqrt() + Eps);
   }
+
+  const State &state() const { return S; }
+  void setState(State New) { S = std::move(New); }
 
 private:
   double StepSize, Beta1, Beta2, Eps;
-  uint64_t Step = 0;
-  std::vector<Eigen::MatrixXd> M, V;
+  State S;
 };
 
 /// What a default margin (MLPDescription::DefaultMargin) makes of the best

@@ -1,0 +1,92 @@
+//===- Evolution.h - Blackbox evolution strategies over a model --*- C++
+//-*-===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Training from the objective itself, as MLGO's blackbox evolution
+/// strategies do: a step draws antithetic Gaussian perturbations of the
+/// parameters, the caller measures the reward of each perturbed point (by
+/// compiling with it: the compiles are the caller's, e.g. tasks on a Dask
+/// cluster), and the rewards, z-scored, estimate the gradient that Adam
+/// climbs. The points of a step depend only on the seed, the step and the
+/// parameters, so a run killed between steps continues from its last
+/// checkpoint (save/load) to the same result as a run never stopped.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef IRTK_ADVISORS_EVOLUTION_H
+#define IRTK_ADVISORS_EVOLUTION_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace irtk::advisors {
+
+struct EvolutionOptions {
+  /// Perturbed points per step (even: each direction is tried both ways).
+  unsigned Perturbations = 100;
+  /// The perturbations' standard deviation.
+  double Sigma = 0.5;
+  /// Adam's step size on the estimated gradient.
+  double StepSize = 0.5;
+  /// Scale each parameter's noise by its magnitude at the start (for a run
+  /// warm-started from a trained model, whose weights differ in scale);
+  /// parameters that start at 0 get noise Sigma.
+  bool RelativeNoise = false;
+  uint64_t Seed = 1;
+};
+
+class EvolutionStrategies {
+public:
+  /// A run from \p Start. Errors: an odd or zero number of perturbations,
+  /// a sigma or step size that is not a positive number.
+  static llvm::Expected<EvolutionStrategies> start(std::vector<double> Start,
+                                                   EvolutionOptions Opts);
+  /// A run continued from a checkpoint written by save; errors name
+  /// \p Name and the problem.
+  static llvm::Expected<EvolutionStrategies> load(llvm::StringRef Text,
+                                                  llvm::StringRef Name);
+  EvolutionStrategies(EvolutionStrategies &&);
+  EvolutionStrategies &operator=(EvolutionStrategies &&);
+  ~EvolutionStrategies();
+
+  /// The steps finished so far.
+  unsigned step() const;
+  const EvolutionOptions &options() const;
+  /// The current parameters.
+  std::vector<double> parameters() const;
+  /// The points whose rewards the next step needs, in the order update
+  /// takes the rewards: pairs (theta + e, theta - e).
+  std::vector<std::vector<double>> candidates() const;
+  /// Finishes the step with the rewards of candidates() (higher is
+  /// better). Errors: a count that differs, or a reward that is not a
+  /// finite number.
+  llvm::Error update(llvm::ArrayRef<double> Rewards);
+
+  /// The whole state (options, step, parameters, optimiser state) as JSON,
+  /// numbers round-tripped exactly.
+  void save(llvm::raw_ostream &OS) const;
+
+private:
+  struct Impl;
+  explicit EvolutionStrategies(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> I;
+};
+
+} // namespace irtk::advisors
+
+#endif // IRTK_ADVISORS_EVOLUTION_H

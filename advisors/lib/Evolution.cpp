@@ -1,0 +1,264 @@
+//===- Evolution.cpp - Blackbox evolution strategies over a model ---------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/Evolution.h"
+#include "irtk/support/Format.h"
+#include "irtk/support/JSON.h"
+
+#include "Network.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <random>
+
+using namespace llvm;
+
+namespace irtk::advisors {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+struct EvolutionStrategies::Impl {
+  EvolutionOptions Opts;
+  unsigned Step = 0;
+  VectorXd Theta;
+  /// Per parameter, what its noise is scaled by (1, or its magnitude at the
+  /// start with RelativeNoise).
+  VectorXd Scale;
+  Adam Optimiser;
+
+  explicit Impl(EvolutionOptions O) : Opts(O), Optimiser(O.StepSize) {}
+
+  /// The step's directions, one per pair: a function of the seed and the
+  /// step only.
+  MatrixXd directions() const {
+    std::seed_seq Seq{static_cast<uint32_t>(Opts.Seed),
+                      static_cast<uint32_t>(Opts.Seed >> 32), Step};
+    std::mt19937_64 Rng(Seq);
+    std::normal_distribution<double> Normal(0.0, 1.0);
+    MatrixXd E(Theta.size(), Opts.Perturbations / 2);
+    for (Eigen::Index K = 0; K < E.cols(); ++K)
+      for (Eigen::Index P = 0; P < E.rows(); ++P)
+        E(P, K) = Normal(Rng) * Scale(P);
+    return E;
+  }
+};
+
+static Error esError(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+static Error checkOptions(const EvolutionOptions &O) {
+  if (O.Perturbations == 0 || O.Perturbations % 2)
+    return esError("the number of perturbations must be even and positive "
+                   "(each direction is tried both ways); got " +
+                   Twine(O.Perturbations));
+  if (!(O.Sigma > 0) || !std::isfinite(O.Sigma))
+    return esError("sigma must be a positive number");
+  if (!(O.StepSize > 0) || !std::isfinite(O.StepSize))
+    return esError("the step size must be a positive number");
+  return Error::success();
+}
+
+EvolutionStrategies::EvolutionStrategies(std::unique_ptr<Impl> I)
+    : I(std::move(I)) {}
+EvolutionStrategies::EvolutionStrategies(EvolutionStrategies &&) = default;
+EvolutionStrategies &
+EvolutionStrategies::operator=(EvolutionStrategies &&) = default;
+EvolutionStrategies::~EvolutionStrategies() = default;
+
+Expected<EvolutionStrategies>
+EvolutionStrategies::start(std::vector<double> Start, EvolutionOptions Opts) {
+  if (Error E = checkOptions(Opts))
+    return E;
+  auto I = std::make_unique<Impl>(Opts);
+  I->Theta = Eigen::Map<const VectorXd>(Start.data(), Start.size());
+  I->Scale = VectorXd::Ones(I->Theta.size());
+  if (Opts.RelativeNoise)
+    for (Eigen::Index P = 0; P < I->Theta.size(); ++P)
+      if (I->Theta(P) != 0)
+        I->Scale(P) = std::abs(I->Theta(P));
+  return EvolutionStrategies(std::move(I));
+}
+
+unsigned EvolutionStrategies::step() const { return I->Step; }
+const EvolutionOptions &EvolutionStrategies::options() const { return I->Opts; }
+
+std::vector<double> EvolutionStrategies::parameters() const {
+  return std::vector<double>(I->Theta.data(),
+                             I->Theta.data() + I->Theta.size());
+}
+
+std::vector<std::vector<double>> EvolutionStrategies::candidates() const {
+  MatrixXd E = I->directions();
+  std::vector<std::vector<double>> Out;
+  for (Eigen::Index K = 0; K < E.cols(); ++K)
+    for (double Sign : {1.0, -1.0}) {
+      VectorXd X = I->Theta + Sign * I->Opts.Sigma * E.col(K);
+      Out.emplace_back(X.data(), X.data() + X.size());
+    }
+  return Out;
+}
+
+Error EvolutionStrategies::update(ArrayRef<double> Rewards) {
+  unsigned N = I->Opts.Perturbations;
+  if (Rewards.size() != N)
+    return esError("step " + Twine(I->Step) + " needs " + Twine(N) +
+                   " rewards; got " + Twine(Rewards.size()));
+  double Mean = 0;
+  for (double R : Rewards) {
+    if (!std::isfinite(R))
+      return esError("step " + Twine(I->Step) +
+                     ": a reward is not a finite number");
+    Mean += R;
+  }
+  Mean /= N;
+  double Var = 0;
+  for (double R : Rewards)
+    Var += (R - Mean) * (R - Mean);
+  double Std = std::sqrt(Var / N);
+  // All rewards equal: nothing to learn from this step.
+  if (Std > 0) {
+    MatrixXd E = I->directions();
+    VectorXd G = VectorXd::Zero(I->Theta.size());
+    for (Eigen::Index K = 0; K < E.cols(); ++K)
+      G += ((Rewards[2 * K] - Rewards[2 * K + 1]) / Std) * E.col(K);
+    G /= N * I->Opts.Sigma;
+    // Adam descends: climb the reward.
+    MatrixXd Theta = I->Theta, Down = -G;
+    I->Optimiser.beginStep();
+    I->Optimiser.update(0, Theta, Down);
+    I->Theta = Theta.col(0);
+  }
+  ++I->Step;
+  return Error::success();
+}
+
+/// Writes \p X so that llvm::json reads back exactly X (-0 too).
+static void writeNumber(raw_ostream &OS, double X) {
+  if (X == 0 && std::signbit(X)) {
+    OS << "-0.0";
+    return;
+  }
+  char Buf[support::MaxNumberChars];
+  OS.write(Buf, support::formatShortest(X, Buf));
+}
+
+static void writeVector(raw_ostream &OS, const MatrixXd &V) {
+  OS << '[';
+  for (Eigen::Index K = 0; K < V.size(); ++K) {
+    if (K)
+      OS << ", ";
+    writeNumber(OS, V.data()[K]);
+  }
+  OS << ']';
+}
+
+void EvolutionStrategies::save(raw_ostream &OS) const {
+  const EvolutionOptions &O = I->Opts;
+  const Adam::State &A = I->Optimiser.state();
+  OS << "{\"format\": \"irtk-es\", \"version\": 1,\n \"options\": "
+     << "{\"perturbations\": " << O.Perturbations << ", \"sigma\": ";
+  writeNumber(OS, O.Sigma);
+  OS << ", \"step_size\": ";
+  writeNumber(OS, O.StepSize);
+  OS << ", \"relative_noise\": " << (O.RelativeNoise ? "true" : "false")
+     << ", \"seed\": " << O.Seed << "},\n \"step\": " << I->Step
+     << ",\n \"parameters\": ";
+  writeVector(OS, I->Theta);
+  OS << ",\n \"noise_scale\": ";
+  writeVector(OS, I->Scale);
+  OS << ",\n \"adam\": {\"t\": " << A.Step << ", \"m\": ";
+  writeVector(OS, A.M.empty() ? MatrixXd() : A.M[0]);
+  OS << ", \"v\": ";
+  writeVector(OS, A.V.empty() ? MatrixXd() : A.V[0]);
+  OS << "}}\n";
+}
+
+Expected<EvolutionStrategies> EvolutionStrategies::load(StringRef Text,
+                                                        StringRef Name) {
+  auto Fail = [&](const Twine &Msg) { return esError(Name + ": " + Msg); };
+  Expected<json::Value> V = support::parseJSON(Text, Name);
+  if (!V)
+    return V.takeError();
+  const json::Object *Root = V->getAsObject();
+  if (!Root || Root->getString("format") != "irtk-es")
+    return Fail("not an evolution-strategies checkpoint (format irtk-es)");
+  if (Root->getInteger("version") != 1)
+    return Fail("unsupported version (expected 1)");
+  const json::Object *Opt = Root->getObject("options");
+  if (!Opt)
+    return Fail("no options");
+  EvolutionOptions O;
+  std::optional<int64_t> N = Opt->getInteger("perturbations");
+  std::optional<double> Sigma = Opt->getNumber("sigma");
+  std::optional<double> StepSize = Opt->getNumber("step_size");
+  std::optional<bool> Relative = Opt->getBoolean("relative_noise");
+  std::optional<int64_t> Seed = Opt->getInteger("seed");
+  std::optional<int64_t> Step = Root->getInteger("step");
+  if (!N || *N <= 0 || *N > (1 << 20) || !Sigma || !StepSize || !Relative ||
+      !Seed || !Step || *Step < 0)
+    return Fail("options or step missing or out of range");
+  O.Perturbations = static_cast<unsigned>(*N);
+  O.Sigma = *Sigma;
+  O.StepSize = *StepSize;
+  O.RelativeNoise = *Relative;
+  O.Seed = static_cast<uint64_t>(*Seed);
+  if (Error E = checkOptions(O))
+    return Fail(toString(std::move(E)));
+
+  auto Numbers = [&](const json::Object &In, StringRef Key,
+                     VectorXd &Out) -> Error {
+    const json::Array *A = In.getArray(Key);
+    if (!A)
+      return Fail("no '" + Key + "' array");
+    Out.resize(A->size());
+    for (size_t K = 0; K < A->size(); ++K) {
+      std::optional<double> X = (*A)[K].getAsNumber();
+      if (!X || !std::isfinite(*X))
+        return Fail(Key + "[" + Twine(K) + "]: expected a finite number");
+      Out(K) = *X;
+    }
+    return Error::success();
+  };
+  auto I = std::make_unique<Impl>(O);
+  I->Step = static_cast<unsigned>(*Step);
+  if (Error E = Numbers(*Root, "parameters", I->Theta))
+    return E;
+  if (Error E = Numbers(*Root, "noise_scale", I->Scale))
+    return E;
+  const json::Object *AdamObj = Root->getObject("adam");
+  if (!AdamObj)
+    return Fail("no 'adam' state");
+  VectorXd M, Vv;
+  if (Error E = Numbers(*AdamObj, "m", M))
+    return E;
+  if (Error E = Numbers(*AdamObj, "v", Vv))
+    return E;
+  std::optional<int64_t> T = AdamObj->getInteger("t");
+  size_t P = I->Theta.size();
+  if (!T || *T < 0 || I->Scale.size() != static_cast<Eigen::Index>(P) ||
+      M.size() != Vv.size() ||
+      (M.size() && M.size() != static_cast<Eigen::Index>(P)))
+    return Fail("the parameters, noise scale and optimiser state do not "
+                "match");
+  Adam::State S;
+  S.Step = static_cast<uint64_t>(*T);
+  if (M.size()) {
+    S.M.push_back(M);
+    S.V.push_back(Vv);
+  }
+  I->Optimiser.setState(std::move(S));
+  return EvolutionStrategies(std::move(I));
+}
+
+} // namespace irtk::advisors

@@ -1,0 +1,154 @@
+//===- EvolutionTest.cpp - Evolution strategies on a toy reward -----------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/Evolution.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace llvm;
+using namespace irtk::advisors;
+
+namespace {
+
+const std::vector<double> Target = {1.0, -2.0, 0.5, 3.0};
+
+/// The toy reward: minus the squared distance to Target.
+double reward(const std::vector<double> &X) {
+  double D = 0;
+  for (size_t K = 0; K < X.size(); ++K)
+    D += (X[K] - Target[K]) * (X[K] - Target[K]);
+  return -D;
+}
+
+EvolutionOptions toyOptions(uint64_t Seed = 1) {
+  EvolutionOptions O;
+  O.Perturbations = 20;
+  O.Sigma = 0.1;
+  O.StepSize = 0.1;
+  O.Seed = Seed;
+  return O;
+}
+
+/// \p Steps steps of \p ES, each rewarded by the toy reward.
+void run(EvolutionStrategies &ES, unsigned Steps) {
+  for (unsigned S = 0; S < Steps; ++S) {
+    std::vector<double> R;
+    for (const std::vector<double> &C : ES.candidates())
+      R.push_back(reward(C));
+    ASSERT_FALSE(static_cast<bool>(ES.update(R)));
+  }
+}
+
+EvolutionStrategies started(uint64_t Seed = 1) {
+  return cantFail(EvolutionStrategies::start(std::vector<double>(4, 0.0),
+                                             toyOptions(Seed)));
+}
+
+TEST(EvolutionTest, ClimbsAToyReward) {
+  EvolutionStrategies ES = started();
+  double Before = reward(ES.parameters());
+  run(ES, 100);
+  EXPECT_EQ(ES.step(), 100u);
+  double After = reward(ES.parameters());
+  // From 14.25 away (squared) to a small fraction of it.
+  EXPECT_LT(-After, 0.05 * -Before) << After;
+}
+
+TEST(EvolutionTest, CandidatesAreAntitheticPairs) {
+  EvolutionStrategies ES = started();
+  std::vector<std::vector<double>> C = ES.candidates();
+  ASSERT_EQ(C.size(), 20u);
+  for (size_t K = 0; K < C.size(); K += 2)
+    for (size_t P = 0; P < 4; ++P) {
+      EXPECT_EQ(C[K][P], -C[K + 1][P]);
+      EXPECT_NE(C[K][P], 0.0);
+    }
+}
+
+TEST(EvolutionTest, IsDeterministicForASeed) {
+  EvolutionStrategies A = started(7), B = started(7), Other = started(8);
+  run(A, 5);
+  run(B, 5);
+  run(Other, 5);
+  EXPECT_EQ(A.parameters(), B.parameters());
+  EXPECT_NE(A.parameters(), Other.parameters());
+}
+
+TEST(EvolutionTest, AResumedRunEqualsOneNeverStopped) {
+  EvolutionStrategies Whole = started();
+  run(Whole, 7);
+
+  EvolutionStrategies First = started();
+  run(First, 3);
+  std::string Checkpoint;
+  raw_string_ostream OS(Checkpoint);
+  First.save(OS);
+  Expected<EvolutionStrategies> Resumed =
+      EvolutionStrategies::load(Checkpoint, "es.json");
+  ASSERT_TRUE(static_cast<bool>(Resumed)) << toString(Resumed.takeError());
+  EXPECT_EQ(Resumed->step(), 3u);
+  run(*Resumed, 4);
+  EXPECT_EQ(Resumed->parameters(), Whole.parameters());
+}
+
+TEST(EvolutionTest, RelativeNoiseScalesByTheStartingWeights) {
+  EvolutionOptions O = toyOptions();
+  O.RelativeNoise = true;
+  EvolutionStrategies ES =
+      cantFail(EvolutionStrategies::start({0.0, 100.0}, O));
+  EvolutionStrategies Plain =
+      cantFail(EvolutionStrategies::start({0.0, 100.0}, toyOptions()));
+  std::vector<std::vector<double>> R = ES.candidates(), P = Plain.candidates();
+  // The same directions, the second parameter's scaled by its 100.
+  EXPECT_EQ(R[0][0], P[0][0]);
+  EXPECT_NEAR(R[0][1] - 100.0, 100.0 * (P[0][1] - 100.0), 1e-9);
+}
+
+TEST(EvolutionTest, RefusesWhatItCannotUse) {
+  EvolutionOptions Odd = toyOptions();
+  Odd.Perturbations = 7;
+  EXPECT_EQ(toString(EvolutionStrategies::start({0.0}, Odd).takeError()),
+            "the number of perturbations must be even and positive (each "
+            "direction is tried both ways); got 7");
+  EvolutionOptions Flat = toyOptions();
+  Flat.Sigma = 0;
+  EXPECT_EQ(toString(EvolutionStrategies::start({0.0}, Flat).takeError()),
+            "sigma must be a positive number");
+
+  EvolutionStrategies ES = started();
+  EXPECT_EQ(toString(ES.update({1.0, 2.0})), "step 0 needs 20 rewards; got 2");
+  std::vector<double> R(20, 1.0);
+  R[3] = std::nan("");
+  EXPECT_EQ(toString(ES.update(R)), "step 0: a reward is not a finite number");
+  EXPECT_EQ(ES.step(), 0u);
+
+  EXPECT_EQ(
+      toString(EvolutionStrategies::load("{\"format\": \"irtk-mlp\"}", "c.json")
+                   .takeError()),
+      "c.json: not an evolution-strategies checkpoint (format irtk-es)");
+  std::string Checkpoint;
+  raw_string_ostream OS(Checkpoint);
+  ES.save(OS);
+  Expected<EvolutionStrategies> Cut = EvolutionStrategies::load(
+      Checkpoint.substr(0, Checkpoint.size() / 2), "c.json");
+  ASSERT_FALSE(static_cast<bool>(Cut));
+  EXPECT_EQ(toString(Cut.takeError()).rfind("c.json:", 0), 0u);
+}
+
+TEST(EvolutionTest, EqualRewardsLeaveTheParameters) {
+  EvolutionStrategies ES = started();
+  ASSERT_FALSE(static_cast<bool>(ES.update(std::vector<double>(20, 5.0))));
+  EXPECT_EQ(ES.step(), 1u);
+  EXPECT_EQ(ES.parameters(), std::vector<double>(4, 0.0));
+}
+
+} // namespace
