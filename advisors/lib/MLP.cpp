@@ -53,6 +53,17 @@ StringRef activationKindName(ActivationKind K) {
   return "linear";
 }
 
+std::vector<double> MLPDescription::parameters() const {
+  Eigen::VectorXd P = Network::of(*this).parameters();
+  return std::vector<double>(P.data(), P.data() + P.size());
+}
+
+void MLPDescription::setParameters(ArrayRef<double> P) {
+  Network N = Network::of(*this);
+  N.setParameters(Eigen::Map<const Eigen::VectorXd>(P.data(), P.size()));
+  N.store(*this);
+}
+
 size_t MLPDescription::inputSize() const {
   size_t N = 0;
   for (const Input &In : Inputs)

@@ -11,6 +11,7 @@
 /// irtk-train fit --advisor A -o MODEL LOG...  train the model policy's MLP
 /// irtk-train eval --model MODEL LOG...        agreement with the logs
 /// irtk-train features --advisor A              the advisor's feature table
+/// irtk-train es-start|es-candidates|es-update   evolution strategies steps
 /// Logs are LLVM training logs, as -irtk-inline-log writes them; a
 /// --logs-from file lists one log a line (relative to the list's
 /// directory), optionally followed by a weight and a label feature.
@@ -18,13 +19,16 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/advisors/Evolution.h"
 #include "irtk/advisors/MLP.h"
 #include "irtk/advisors/Trainer.h"
 #include "irtk/advisors/TrainingLog.h"
 #include "irtk/support/OutputFile.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -35,6 +39,7 @@
 #include "ToolMain.h"
 
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace po = boost::program_options;
@@ -56,10 +61,26 @@ static const char *const Usage =
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
     "FILE]\n"
     "                  [--default-margin X]\n"
-    "       irtk-train features --advisor inline|evict\n";
+    "       irtk-train features --advisor inline|evict\n"
+    "       irtk-train es-start --model <model.json> -o <checkpoint.json>\n"
+    "                  [--perturbations N] [--sigma X] [--step-size X]\n"
+    "                  [--seed N] [--relative-noise]\n"
+    "       irtk-train es-candidates --model <model.json> --checkpoint "
+    "<checkpoint.json>\n"
+    "                  -o <dir>\n"
+    "       irtk-train es-update --checkpoint <checkpoint.json> --rewards "
+    "<file>\n";
 
 namespace {
-enum class CommandKind { Dump, Fit, Eval, Features };
+enum class CommandKind {
+  Dump,
+  Fit,
+  Eval,
+  Features,
+  ESStart,
+  ESCandidates,
+  ESUpdate
+};
 
 struct TrainOptions {
   CommandKind Command = CommandKind::Dump;
@@ -74,6 +95,9 @@ struct TrainOptions {
   DatasetOptions Data;
   TrainerOptions Train;
   std::optional<double> DefaultMargin;
+  /// The evolution-strategies commands.
+  std::string Checkpoint, Rewards;
+  EvolutionOptions ES;
 };
 using ParseResult = irtk::tools::ParseResult<TrainOptions>;
 } // namespace
@@ -153,10 +177,14 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
               {{"dump", CommandKind::Dump},
                {"fit", CommandKind::Fit},
                {"eval", CommandKind::Eval},
-               {"features", CommandKind::Features}},
+               {"features", CommandKind::Features},
+               {"es-start", CommandKind::ESStart},
+               {"es-candidates", CommandKind::ESCandidates},
+               {"es-update", CommandKind::ESUpdate}},
               O.Command))
     return *R;
 
+  std::string Perturbations, Sigma, StepSize;
   std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
   std::string Epochs, BatchSize, Seed, DefaultMargin, LearningRate, L2;
   bool NoEmbeddings = false;
@@ -201,6 +229,18 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("observations", po::bool_switch(&O.Observations),
      "Print every observation (dump)")
     ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit)")
+    ("checkpoint", po::value<std::string>(&O.Checkpoint),
+     "Evolution strategies' state (es-candidates, es-update)")
+    ("rewards", po::value<std::string>(&O.Rewards),
+     "One reward a line, in the candidates' order (es-update)")
+    ("perturbations", po::value<std::string>(&Perturbations),
+     "Perturbed models per step, even (es-start; default 100)")
+    ("sigma", po::value<std::string>(&Sigma),
+     "The perturbations' standard deviation (es-start; default 0.5)")
+    ("step-size", po::value<std::string>(&StepSize),
+     "Adam's step size on the estimated gradient (es-start; default 0.5)")
+    ("relative-noise", po::bool_switch(&O.ES.RelativeNoise),
+     "Scale each weight's noise by its magnitude (es-start)")
     ("input", po::value<std::vector<std::string>>(&Files), "Logs");
   // clang-format on
   po::positional_options_description Pos;
@@ -225,6 +265,56 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     O.Labels.push_back(Label);
   }
   O.LogsFrom = LogsFrom;
+  if (O.Command == CommandKind::ESStart ||
+      O.Command == CommandKind::ESCandidates ||
+      O.Command == CommandKind::ESUpdate) {
+    if (!Files.empty() || !LogsFrom.empty())
+      return UsageError("the es-* commands take no training log");
+    auto Positive = [&](const std::string &Name, const std::string &Text,
+                        double &Out) -> std::string {
+      if (!Text.empty() && (StringRef(Text).getAsDouble(Out) ||
+                            !std::isfinite(Out) || !(Out > 0)))
+        return "invalid " + Name + " '" + Text +
+               "'; expected a positive number";
+      return "";
+    };
+    if (std::string Msg = Positive("--sigma", Sigma, O.ES.Sigma); !Msg.empty())
+      return UsageError(Msg);
+    if (std::string Msg = Positive("--step-size", StepSize, O.ES.StepSize);
+        !Msg.empty())
+      return UsageError(Msg);
+    if (!Perturbations.empty()) {
+      unsigned N = 0;
+      if (std::string Msg = irtk::tools::parseCountOption(
+              "--perturbations", Perturbations, 2, 1 << 20, N);
+          !Msg.empty())
+        return UsageError(Msg);
+      if (N % 2)
+        return UsageError("invalid --perturbations '" + Perturbations +
+                          "'; expected an even number (each direction is "
+                          "tried both ways)");
+      O.ES.Perturbations = N;
+    }
+    if (!Seed.empty())
+      if (std::string Msg = irtk::tools::parseCountOption(
+              "--seed", Seed, 0, std::numeric_limits<int64_t>::max(),
+              O.ES.Seed);
+          !Msg.empty())
+        return UsageError(Msg);
+    if (O.Command == CommandKind::ESStart &&
+        (O.Model.empty() || O.Output.empty()))
+      return UsageError("es-start needs --model <model.json> and -o "
+                        "<checkpoint.json>");
+    if (O.Command == CommandKind::ESCandidates &&
+        (O.Model.empty() || O.Checkpoint.empty() || O.Output.empty()))
+      return UsageError("es-candidates needs --model <model.json>, "
+                        "--checkpoint <checkpoint.json> and -o <dir>");
+    if (O.Command == CommandKind::ESUpdate &&
+        (O.Checkpoint.empty() || O.Rewards.empty()))
+      return UsageError("es-update needs --checkpoint <checkpoint.json> and "
+                        "--rewards <file>");
+    return ParseResult::run(std::move(O));
+  }
   if (O.Command == CommandKind::Features) {
     if (!findAdvisor(O.Advisor))
       return UsageError("features needs --advisor inline or --advisor evict");
@@ -355,8 +445,96 @@ static void printFeatures(const AdvisorInfo &A) {
            << " |\n";
 }
 
+static Expected<EvolutionStrategies> loadCheckpoint(StringRef Path) {
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      irtk::support::readFile(Path, "checkpoint");
+  if (!Buf)
+    return Buf.takeError();
+  return EvolutionStrategies::load((*Buf)->getBuffer(), Path);
+}
+
+static Error writeCheckpoint(StringRef Path, const EvolutionStrategies &ES) {
+  return irtk::support::writeOutputFile(Path, [&](raw_ostream &OS) {
+    ES.save(OS);
+    return Error::success();
+  });
+}
+
+/// The model \p M with the parameters \p P, written to \p Path.
+static Error writeModelWith(const MLPDescription &M, ArrayRef<double> P,
+                            StringRef Path) {
+  MLPDescription C = M;
+  C.setParameters(P);
+  return irtk::support::writeOutputFile(Path, [&](raw_ostream &OS) {
+    C.write(OS);
+    return Error::success();
+  });
+}
+
+/// es-start, es-candidates, es-update: one step of evolution strategies is
+/// es-candidates (the perturbed models), the caller's compiles with each,
+/// and es-update with their rewards; the checkpoint holds the whole state.
+static Error runEvolution(const TrainOptions &O) {
+  if (O.Command == CommandKind::ESUpdate) {
+    Expected<EvolutionStrategies> ES = loadCheckpoint(O.Checkpoint);
+    if (!ES)
+      return ES.takeError();
+    Expected<std::unique_ptr<MemoryBuffer>> Buf =
+        irtk::support::readFile(O.Rewards, "rewards");
+    if (!Buf)
+      return Buf.takeError();
+    std::vector<double> Rewards;
+    SmallVector<StringRef> Lines;
+    (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+    for (size_t K = 0; K < Lines.size(); ++K) {
+      double R = 0;
+      if (Lines[K].trim().getAsDouble(R))
+        return createStringError(inconvertibleErrorCode(),
+                                 "%s:%zu: expected a number", O.Rewards.c_str(),
+                                 K + 1);
+      Rewards.push_back(R);
+    }
+    if (Error E = ES->update(Rewards))
+      return createStringError(inconvertibleErrorCode(), "%s: %s",
+                               O.Rewards.c_str(),
+                               toString(std::move(E)).c_str());
+    return writeCheckpoint(O.Checkpoint, *ES);
+  }
+  Expected<MLPDescription> M = MLPDescription::load(O.Model);
+  if (!M)
+    return M.takeError();
+  if (O.Command == CommandKind::ESStart) {
+    Expected<EvolutionStrategies> ES =
+        EvolutionStrategies::start(M->parameters(), O.ES);
+    if (!ES)
+      return ES.takeError();
+    return writeCheckpoint(O.Output, *ES);
+  }
+  Expected<EvolutionStrategies> ES = loadCheckpoint(O.Checkpoint);
+  if (!ES)
+    return ES.takeError();
+  std::vector<double> Current = ES->parameters();
+  if (Current.size() != M->parameters().size())
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: %zu parameters; the checkpoint %s has %zu",
+                             O.Model.c_str(), M->parameters().size(),
+                             O.Checkpoint.c_str(), Current.size());
+  if (std::error_code EC = sys::fs::create_directories(O.Output))
+    return createFileError(O.Output, EC);
+  std::vector<std::vector<double>> C = ES->candidates();
+  for (size_t K = 0; K < C.size(); ++K)
+    if (Error E = writeModelWith(
+            *M, C[K], (O.Output + "/candidate-" + Twine(K) + ".json").str()))
+      return E;
+  return writeModelWith(*M, Current, O.Output + "/current.json");
+}
+
 static Error run(const TrainOptions &Opts) {
   TrainOptions O = Opts;
+  if (O.Command == CommandKind::ESStart ||
+      O.Command == CommandKind::ESCandidates ||
+      O.Command == CommandKind::ESUpdate)
+    return runEvolution(O);
   if (O.Command == CommandKind::Features) {
     printFeatures(*findAdvisor(O.Advisor));
     return Error::success();

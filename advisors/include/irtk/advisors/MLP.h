@@ -80,6 +80,13 @@ struct MLPDescription {
   /// The number of inputs the first layer takes.
   size_t inputSize() const;
 
+  /// Every weight and bias as one vector (layer by layer: the weights
+  /// column-major, then the bias), for trainers that perturb them
+  /// (Evolution.h); setParameters takes such a vector back (of the same
+  /// size).
+  std::vector<double> parameters() const;
+  void setParameters(llvm::ArrayRef<double> P);
+
   /// Checks the numbers as parse does: every one finite, no scale 0, and
   /// no feature values up to LargestFeatureValue in magnitude can make the
   /// network's arithmetic (in double) overflow. Errors name \p Name and the

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# ===- es-train.py - Inlining for size by evolution strategies ------------===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===----------------------------------------------------------------------===#
+"""Trains the inline advisor's model on the objective itself: MLGO's
+blackbox evolution strategies (irtk-train es-start/es-candidates/es-update,
+advisors/include/irtk/advisors/Evolution.h) over a warm-start model, each
+candidate judged by compiling the corpus's modules with it at -Oz.
+
+  es-train.py --corpus C --out O --model WARM.json [--steps N]
+              [--perturbations N] [--sigma X] [--step-size X] [--seed N]
+              [--relative-noise] [--sample K] [--jobs N]
+              [--scheduler ADDR | --workers N] [--clang C] [--plugin P]
+
+A candidate's reward is the mean over the modules of
+1 - (text + 0.01) / (text at -Oz + 0.01), .text bytes of the module's
+object (a compile that fails scores -1). Every compile is recorded
+(recipelib.compile_recorded) and the state is one checkpoint written after
+each step, so a run killed anywhere continues where it stopped, to the same
+result, and a rerun with other parameters is refused. The compiles of a
+step run on --jobs local processes, or as tasks on a Dask cluster
+(--scheduler ADDR, or --workers N for a local one): adding machines adds
+throughput.
+
+Records under O: search.json (the parameters), checkpoint.json (the state
+after the last finished step), runs/oz/<module>.status (-Oz's .text),
+steps/<k>/candidate-<c>.json and runs/<k>/<c>/<module>.status (step k's
+models and their compiles), steps/<k>/rewards.txt, progress.tsv (one line
+per finished step: step, mean and best reward of its candidates) and
+final/current.json, the model after the last step (printed at the end).
+"""
+
+import argparse
+import functools
+import json
+import os
+import subprocess
+import sys
+
+import recipelib
+
+TRAIN = os.path.join(recipelib.ROOT, "build", "bin", "irtk-train")
+
+
+def compile_text(args, base, model, module):
+    """.text bytes of `module` compiled at -Oz, with `model` deciding the
+    inlining (None: stock), recorded under `base`; None if it failed."""
+    def command(tmp):
+        argv = [args.clang, "-Oz", "-c",
+                os.path.join(args.corpus, module + ".bc"), "-o", tmp[".o"]]
+        if model:
+            argv += ["-fpass-plugin=" + args.plugin,
+                     "-mllvm", "-irtk-inline-policy=model",
+                     "-mllvm", "-irtk-inline-model=" + model]
+        return argv
+
+    done = recipelib.compile_recorded(
+        base, command, scratch=(".o",),
+        measure=lambda tmp: recipelib.text_size(tmp[".o"]))
+    return done.value if done.ok else None
+
+
+def oz_task(args, module):
+    return compile_text(args, os.path.join(args.out, "runs", "oz", module),
+                        None, module)
+
+
+def candidate_task(args, step, item):
+    c, module = item
+    return compile_text(
+        args, os.path.join(args.out, "runs", str(step), str(c), module),
+        os.path.join(args.out, "steps", str(step), f"candidate-{c}.json"),
+        module)
+
+
+def reward(text, oz):
+    if text is None:
+        return -1.0
+    return 1 - (text + 0.01) / (oz + 0.01)
+
+
+def train(argv, check=True):
+    subprocess.run([TRAIN] + argv, check=check)
+
+
+def read_step(checkpoint):
+    with open(checkpoint) as f:
+        return json.load(f)["step"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    recipelib.add_arguments(p)
+    p.add_argument("--model", required=True,
+                   help="the warm-start model (irtk-mlp, inline advisor)")
+    p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--perturbations", type=int, default=100)
+    p.add_argument("--sigma", type=float, default=0.5)
+    p.add_argument("--step-size", type=float, default=0.5)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--relative-noise", action="store_true")
+    p.add_argument("--clang", default="clang-22")
+    p.add_argument("--scheduler", help="a Dask scheduler's address")
+    p.add_argument("--workers", type=int,
+                   help="run the compiles on a local Dask cluster of this "
+                   "many workers")
+    args = p.parse_args()
+    args.out = os.path.abspath(args.out)
+    args.model = os.path.abspath(args.model)
+    modules = recipelib.search_modules(args)
+    if args.steps < 0:
+        raise SystemExit("--steps must be 0 or more")
+    # What the records depend on (--steps and --jobs do not: a longer run
+    # continues a shorter one).
+    recipelib.check_parameters(args.out, {
+        "corpus": os.path.abspath(args.corpus), "sample": args.sample,
+        "model": args.model, "perturbations": args.perturbations,
+        "sigma": args.sigma, "step size": args.step_size,
+        "seed": args.seed, "relative noise": args.relative_noise,
+        "clang": args.clang, "modules": modules})
+
+    client = None
+    if args.scheduler or args.workers:
+        client = recipelib.dask_client(args.scheduler,
+                                       args.workers or os.cpu_count() or 1)
+    run = functools.partial(recipelib.parallel_map, jobs=args.jobs,
+                            client=client)
+
+    oz = run(functools.partial(oz_task, args), modules)
+    failed = [m for m in modules if oz.get(m) is None]
+    if failed:
+        raise SystemExit(f"{failed[0]}: the -Oz compile failed "
+                         f"({len(failed)} modules); see its record")
+
+    checkpoint = os.path.join(args.out, "checkpoint.json")
+    if not os.path.exists(checkpoint):
+        es = ["--perturbations", str(args.perturbations),
+              "--sigma", repr(args.sigma), "--step-size", repr(args.step_size),
+              "--seed", str(args.seed)]
+        train(["es-start", "--model", args.model, "-o", checkpoint] + es +
+              (["--relative-noise"] if args.relative_noise else []))
+
+    for step in range(args.steps):
+        if read_step(checkpoint) > step:
+            continue
+        out = os.path.join(args.out, "steps", str(step))
+        train(["es-candidates", "--model", args.model,
+               "--checkpoint", checkpoint, "-o", out])
+        items = [(c, m) for c in range(args.perturbations) for m in modules]
+        texts = run(functools.partial(candidate_task, args, step), items)
+        rewards = [sum(reward(texts.get((c, m)), oz[m]) for m in modules) /
+                   len(modules) for c in range(args.perturbations)]
+        recipelib.write_file(os.path.join(out, "rewards.txt"),
+                             "".join(f"{r!r}\n" for r in rewards))
+        train(["es-update", "--checkpoint", checkpoint,
+               "--rewards", os.path.join(out, "rewards.txt")])
+        line = (f"step {step + 1}/{args.steps}: mean reward "
+                f"{sum(rewards) / len(rewards):+.5f}, best {max(rewards):+.5f}")
+        print(line, file=sys.stderr, flush=True)
+
+    # The progress table of every finished step, and the model.
+    rows = []
+    step = 0
+    while os.path.exists(os.path.join(args.out, "steps", str(step),
+                                      "rewards.txt")):
+        with open(os.path.join(args.out, "steps", str(step),
+                               "rewards.txt")) as f:
+            rs = [float(x) for x in f.read().split()]
+        rows.append(f"{step + 1}\t{sum(rs) / len(rs):.6f}\t{max(rs):.6f}\n")
+        step += 1
+    recipelib.write_file(os.path.join(args.out, "progress.tsv"),
+                         "step\tmean reward\tbest reward\n" + "".join(rows))
+    final = os.path.join(args.out, "final")
+    train(["es-candidates", "--model", args.model, "--checkpoint",
+           checkpoint, "-o", final])
+    print(os.path.join(final, "current.json"))
+    if client is not None:
+        client.close()
+
+
+if __name__ == "__main__":
+    main()
