@@ -35,6 +35,7 @@ final/current.json, the model after the last step (printed at the end).
 """
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -123,12 +124,18 @@ def main():
         "seed": args.seed, "relative noise": args.relative_noise,
         "clang": args.clang, "modules": modules})
 
-    client = None
-    if args.scheduler or args.workers:
-        client = recipelib.dask_client(args.scheduler,
-                                       args.workers or os.cpu_count() or 1)
-    run = functools.partial(recipelib.parallel_map, jobs=args.jobs,
-                            client=client)
+    with contextlib.ExitStack() as stack:
+        client = None
+        if args.scheduler or args.workers:
+            client = stack.enter_context(recipelib.dask_client(
+                args.scheduler, args.workers or os.cpu_count() or 1))
+        evolve(args, modules, functools.partial(
+            recipelib.parallel_map, jobs=args.jobs, client=client))
+
+
+def evolve(args, modules, run):
+    """The steps still to do, then the progress table and the model; `run`
+    maps a task over items (locally or on Dask)."""
 
     oz = run(functools.partial(oz_task, args), modules)
     failed = [m for m in modules if oz.get(m) is None]
@@ -178,8 +185,6 @@ def main():
     train(["es-candidates", "--model", args.model, "--checkpoint",
            checkpoint, "-o", final])
     print(os.path.join(final, "current.json"))
-    if client is not None:
-        client.close()
 
 
 if __name__ == "__main__":
