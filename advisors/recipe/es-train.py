@@ -15,6 +15,7 @@ candidate judged by compiling the corpus's modules with it at -Oz.
               [--perturbations N] [--sigma X] [--step-size X] [--seed N]
               [--relative-noise] [--sample K] [--jobs N]
               [--scheduler ADDR | --workers N] [--clang C] [--plugin P]
+              [--train irtk-train]
 
 A candidate's reward is the mean over the modules of
 1 - (text + 0.01) / (text at -Oz + 0.01), .text bytes of the module's
@@ -39,11 +40,13 @@ import contextlib
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import recipelib
 
+# irtk-train: this checkout's build, else the one on PATH (--train).
 TRAIN = os.path.join(recipelib.ROOT, "build", "bin", "irtk-train")
 
 
@@ -88,6 +91,16 @@ def train(argv, check=True):
     subprocess.run([TRAIN] + argv, check=check)
 
 
+def find_train(given):
+    """The irtk-train to run: --train, else this checkout's build, else the
+    one on PATH."""
+    if given:
+        return given
+    if os.path.exists(TRAIN):
+        return TRAIN
+    return shutil.which("irtk-train") or TRAIN
+
+
 def read_step(checkpoint):
     with open(checkpoint) as f:
         return json.load(f)["step"]
@@ -105,11 +118,15 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--relative-noise", action="store_true")
     p.add_argument("--clang", default="clang-22")
+    p.add_argument("--train", help="the irtk-train to run (default: this "
+                   "checkout's build/bin/irtk-train, else PATH's)")
     p.add_argument("--scheduler", help="a Dask scheduler's address")
     p.add_argument("--workers", type=int,
                    help="run the compiles on a local Dask cluster of this "
                    "many workers")
     args = p.parse_args()
+    global TRAIN
+    TRAIN = find_train(args.train)
     args.out = os.path.abspath(args.out)
     args.model = os.path.abspath(args.model)
     modules = recipelib.search_modules(args)
