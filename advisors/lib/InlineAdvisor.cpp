@@ -207,16 +207,9 @@ protected:
       if (Taken)
         R.overrideNextDefault(*Taken);
     }
-    // Only 0 (do not inline) and 1 (inline) are decisions: stock decides
-    // where a model or a host answers anything else.
-    int64_t Answer = R.evaluate<int64_t>();
-    bool Decision = Answer != 0;
-    if (Answer != 0 && Answer != 1) {
-      R.noteOverruled();
-      Decision = R.readsInput(DefaultIndex)
-                     ? *R.getTensor<int64_t>(DefaultIndex) != 0
-                     : GetDefaultAdvice(CB);
-    }
+    // The runner has overruled an answer other than 0 (do not inline) and
+    // 1 (inline) with stock's.
+    bool Decision = R.evaluate<int64_t>() != 0;
     if (!TracePath.empty())
       raw_string_ostream(Trace)
           << Asked << '\t' << CB.getCaller()->getName() << '\t'
