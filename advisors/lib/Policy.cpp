@@ -64,9 +64,12 @@ private:
 PolicyRunner::PolicyRunner(LLVMContext &Ctx, PolicySpec Spec,
                            PolicyOptions Opts)
     : MLModelRunner(Ctx, Kind::Release, Spec.Inputs.size()),
-      Spec(std::move(Spec)), Opts(std::move(Opts)) {
+      Spec(std::move(Spec)), Opts(std::move(Opts)),
+      Advisor(findAdvisor(this->Spec.Advisor)) {
   for (size_t I = 0; I < this->Spec.Inputs.size(); ++I)
     setUpBufferForTensor(I, this->Spec.Inputs[I], nullptr);
+  if (Advisor && !Advisor->Mask.empty())
+    MaskIndex = findFeature(this->Spec.Inputs, Advisor->Mask);
 }
 
 PolicyRunner::~PolicyRunner() {
@@ -223,19 +226,17 @@ int64_t PolicyRunner::decide() {
 }
 
 bool PolicyRunner::isLegal(int64_t Decision) const {
-  const AdvisorInfo *A = findAdvisor(Spec.Advisor);
-  if (!A)
+  if (!Advisor)
     return true;
-  if (A->Output == OutputKind::Logit)
+  if (Advisor->Output == OutputKind::Logit)
     return Decision == 0 || Decision == 1;
   if (Decision < 0)
     return false;
-  std::optional<size_t> M =
-      A->Mask.empty() ? std::nullopt : findFeature(Spec.Inputs, A->Mask);
-  if (!M)
+  if (!MaskIndex)
     return true;
-  return static_cast<uint64_t>(Decision) < Spec.Inputs[*M].getElementCount() &&
-         readScalar(Spec.Inputs[*M], getTensorUntyped(*M), Decision) != 0;
+  const TensorSpec &Mask = Spec.Inputs[*MaskIndex];
+  return static_cast<uint64_t>(Decision) < Mask.getElementCount() &&
+         readScalar(Mask, getTensorUntyped(*MaskIndex), Decision) != 0;
 }
 
 int64_t PolicyRunner::defaultDecision() const {

@@ -161,6 +161,10 @@ private:
 
   PolicySpec Spec;
   PolicyOptions Opts;
+  /// The registry's entry of Spec.Advisor (null for an advisor it lacks)
+  /// and the index of its mask among the inputs: what isLegal checks.
+  const AdvisorInfo *Advisor;
+  std::optional<size_t> MaskIndex;
   std::unique_ptr<MLPModel> Model;
   std::unique_ptr<InteractiveChannel> Interactive;
   /// Set once the channel failed (reported once); the default decides
