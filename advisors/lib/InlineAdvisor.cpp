@@ -110,10 +110,10 @@ public:
       std::vector<std::pair<std::string, std::function<bool(CallBase &)>>>
           TeacherDecisions,
       std::optional<unsigned> FlipAt, StringMap<size_t> CallerTeachers,
-      std::string TracePath)
+      EdgeDecisions Edges, std::string TracePath)
       : MLInlineAdvisor(M, MAM, std::move(GetRunner), std::move(GetDefault)),
         Kind(Kind), Vocab(Vocab), FlipAt(FlipAt),
-        CallerTeachers(std::move(CallerTeachers)),
+        CallerTeachers(std::move(CallerTeachers)), Edges(std::move(Edges)),
         TracePath(std::move(TracePath)) {
     if (!ModelRunner)
       return; // MLInlineAdvisor reported it.
@@ -188,10 +188,17 @@ protected:
       if (Index && R.readsInput(*Index))
         *R.getTensor<int64_t>(*Index) = Decide(CB);
     if (R.kind() == PolicyKind::Default) {
-      // What the default policy takes, when not its default: the teacher
-      // of the caller, then the flip of whichever decides.
+      // What the default policy takes, when not its default: the edge's
+      // decision, else the teacher of the caller; then the flip of
+      // whichever decides.
       std::optional<bool> Taken;
-      if (!CallerTeachers.empty()) {
+      if (!Edges.empty()) {
+        auto It = Edges.find(edgeKey(CB.getCaller()->getName(),
+                                     CB.getCalledFunction()->getName()));
+        if (It != Edges.end())
+          Taken = It->second;
+      }
+      if (!Taken && !CallerTeachers.empty()) {
         auto It = CallerTeachers.find(CB.getCaller()->getName());
         if (It != CallerTeachers.end()) {
           // The teacher's feature holds its decision when the log reads it.
@@ -251,6 +258,8 @@ private:
   /// The teacher (its place in Teachers) the default policy follows in each
   /// named caller.
   StringMap<size_t> CallerTeachers;
+  /// The decision the default policy takes on each named edge.
+  EdgeDecisions Edges;
   /// Where the decisions' trace goes (none: empty), and the trace.
   std::string TracePath, Trace;
   /// Decisions the policy was asked in this module.
@@ -394,6 +403,16 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
     }
   }
 
+  EdgeDecisions Edges;
+  if (!Opts.DecisionsPath.empty()) {
+    Expected<EdgeDecisions> E = readEdgeDecisions(Opts.DecisionsPath);
+    if (!E) {
+      ircommon::reportError(M.getContext(), "irtk: " + toString(E.takeError()));
+      return Stock();
+    }
+    Edges = std::move(*E);
+  }
+
   std::string RunnerError;
   auto GetRunner = [&](const std::vector<TensorSpec> &LLVMFeatures)
       -> std::unique_ptr<MLModelRunner> {
@@ -418,7 +437,7 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   auto *A = new IRTKInlineAdvisor(
       M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC), Embedding,
       Vocab, std::move(TeacherDecisions), Opts.FlipAt,
-      std::move(CallerTeachers), Opts.TracePath);
+      std::move(CallerTeachers), std::move(Edges), Opts.TracePath);
   if (RunnerError.empty())
     return A;
   A->dropTrace();
@@ -427,32 +446,75 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   return Stock();
 }
 
-Expected<StringMap<int>> readCallerTeachers(StringRef Path) {
-  Expected<std::unique_ptr<MemoryBuffer>> Buf =
-      support::readFile(Path, "caller teachers");
+/// Calls \p Parse with each line of the file at \p Path (\p What it holds,
+/// for the error of a missing file) that is neither blank nor a '#'
+/// comment, trimmed, and its number from 1; stops at its first error.
+static Error
+forEachEntry(StringRef Path, StringRef What,
+             function_ref<Error(StringRef Line, size_t Number)> Parse) {
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = support::readFile(Path, What);
   if (!Buf)
     return Buf.takeError();
-  StringMap<int> Map;
   SmallVector<StringRef> Lines;
   (*Buf)->getBuffer().split(Lines, '\n');
   for (auto [I, Line] : enumerate(Lines)) {
     Line = Line.trim();
     if (Line.empty() || Line.starts_with("#"))
       continue;
-    auto [Number, Name] = Line.split(' ');
-    Name = Name.trim();
-    int Threshold;
-    if (Number.getAsInteger(10, Threshold) || Name.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               Path + ":" + Twine(I + 1) +
-                                   ": expected '<threshold> <function>', "
-                                   "got '" +
-                                   Line + "'");
-    if (!Map.try_emplace(Name, Threshold).second)
-      return createStringError(inconvertibleErrorCode(),
-                               Path + ":" + Twine(I + 1) + ": '" + Name +
-                                   "' is named twice");
+    if (Error E = Parse(Line, I + 1))
+      return E;
   }
+  return Error::success();
+}
+
+static Error lineError(StringRef Path, size_t Number, const Twine &Message) {
+  return createStringError(inconvertibleErrorCode(),
+                           Path + ":" + Twine(Number) + ": " + Message);
+}
+
+Expected<StringMap<int>> readCallerTeachers(StringRef Path) {
+  StringMap<int> Map;
+  if (Error E = forEachEntry(
+          Path, "caller teachers", [&](StringRef Line, size_t Number) -> Error {
+            auto [Threshold, Name] = Line.split(' ');
+            Name = Name.trim();
+            int T;
+            if (Threshold.getAsInteger(10, T) || Name.empty())
+              return lineError(Path, Number,
+                               "expected '<threshold> <function>', got '" +
+                                   Line + "'");
+            if (!Map.try_emplace(Name, T).second)
+              return lineError(Path, Number, "'" + Name + "' is named twice");
+            return Error::success();
+          }))
+    return std::move(E);
+  return Map;
+}
+
+std::string edgeKey(StringRef Caller, StringRef Callee) {
+  return (Caller + Twine('\0') + Callee).str();
+}
+
+Expected<EdgeDecisions> readEdgeDecisions(StringRef Path) {
+  EdgeDecisions Map;
+  if (Error E = forEachEntry(
+          Path, "inlining decisions",
+          [&](StringRef Line, size_t Number) -> Error {
+            SmallVector<StringRef, 3> Fields;
+            Line.split(Fields, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+            if (Fields.size() != 3 || (Fields[0] != "0" && Fields[0] != "1"))
+              return lineError(Path, Number,
+                               "expected '<0|1> <caller> <callee>', got '" +
+                                   Line + "'");
+            if (!Map.try_emplace(edgeKey(Fields[1], Fields[2]),
+                                 Fields[0] == "1")
+                     .second)
+              return lineError(Path, Number,
+                               "the edge '" + Fields[1] + "' -> '" + Fields[2] +
+                                   "' is named twice");
+            return Error::success();
+          }))
+    return std::move(E);
   return Map;
 }
 

@@ -244,6 +244,13 @@ static cl::opt<std::string> InlineFollowCallers(
              "<function>\") as that teacher does (for a search of better "
              "decisions)"),
     cl::value_desc("file"), cl::cat(InlineCategory));
+static cl::opt<std::string> InlineDecisions(
+    "irtk-inline-decisions",
+    cl::desc("With -irtk-inline-policy=default, take the decision a line of "
+             "this file gives (\"<0|1> <caller> <callee>\") at every call "
+             "site from that caller to that callee (for a search of better "
+             "decisions)"),
+    cl::value_desc("file"), cl::cat(InlineCategory));
 static cl::opt<std::string> InlineTrace(
     "irtk-inline-trace",
     cl::desc("Write one line per decision the inline policy was asked: its "
@@ -417,6 +424,7 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
   if (InlineFlipAt.getNumOccurrences())
     O.FlipAt = InlineFlipAt;
   O.FollowCallersPath = InlineFollowCallers;
+  O.DecisionsPath = InlineDecisions;
   O.TracePath = InlineTrace;
   switch (InlineEmbedding) {
   case InlineEmbeddingKind::None:

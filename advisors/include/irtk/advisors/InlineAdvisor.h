@@ -68,6 +68,11 @@ struct InlineAdvisorOptions {
   /// the call sites in each named caller, the default policy decides as
   /// that teacher (one of Teachers) does; logged as taken. Empty: none.
   std::string FollowCallersPath;
+  /// With the default policy, a file of lines "<0|1> <caller> <callee>":
+  /// at every call site from each named caller to its callee the default
+  /// policy takes that decision (before FollowCallersPath's teachers and
+  /// FlipAt); logged as taken. Empty: none.
+  std::string DecisionsPath;
   /// A file to write, when the module is done, one line per decision the
   /// policy was asked: "<k>\t<caller>\t<callee>\t<decision>". Empty: none.
   std::string TracePath;
@@ -77,6 +82,16 @@ struct InlineAdvisorOptions {
 /// <function name>" (blank lines and lines starting with '#' skipped).
 /// Errors name the file and line.
 llvm::Expected<llvm::StringMap<int>> readCallerTeachers(llvm::StringRef Path);
+
+/// The decisions of a -irtk-inline-decisions file, keyed by
+/// edgeKey(caller, callee): 1 inline, 0 do not.
+using EdgeDecisions = llvm::StringMap<bool>;
+std::string edgeKey(llvm::StringRef Caller, llvm::StringRef Callee);
+
+/// Reads a -irtk-inline-decisions file: each line "<0|1> <caller> <callee>"
+/// (blank lines and lines starting with '#' skipped). Errors name the file
+/// and line.
+llvm::Expected<EdgeDecisions> readEdgeDecisions(llvm::StringRef Path);
 
 /// The inline advisor's features, in buffer order, for embeddings of
 /// \p EmbeddingDim dimensions (0: none): LLVM's feature map, then
