@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+# ===- inline-edge-search.py - Per-call-edge search for inlining for size -===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+# ===----------------------------------------------------------------------===#
+"""Search, per module, the inlining decision of every call edge (caller ->
+callee) for the smallest object file: the headroom above -Oz's heuristic.
+
+Every module of an MLGO corpus of pre-optimisation bitcode is compiled as a
+user's `clang-22 -Oz -c`, first as stock, then with decisions forced per
+edge (-irtk-inline-decisions: one decision for every call site from a caller
+to a callee; edges the file does not name decide as stock, including those
+that inlining exposes). The edges are those of the stock run's trace.
+
+The search, after Theodoridis, Grosser and Su (ASPLOS'22): the edges fall
+into clusters, the connected components of the graph whose nodes are the
+functions and whose links are the edges. A cluster of at most --exhaustive
+edges is searched exhaustively (every assignment of its edges); in larger
+ones, local search: flipping one edge, or every edge into one callee
+together (inline it everywhere, or nowhere). Moves that touch different
+functions do not interact (nearly: inlining is not quite local), so one
+compile tries many at once and credits each move with the change of the
+per-function sizes of the functions it touches: its edges' callers, the
+callees it may delete, and every function the caller is inlined into. The
+moves that save bytes are then applied together, largest saving first and
+one per function, and kept if the compile of them all is smaller (else only
+the best move is tried alone); then another round from there, up to
+--rounds rounds and --budget compiles per module besides stock.
+
+Writes, in OUT:
+
+  decisions/<module>.txt  the best run's -irtk-inline-decisions file (its
+                          departures from stock; empty when stock is best):
+                          `collect-inline.sh --runs NAME:OUT/decisions`
+                          compiles and logs the searched runs again;
+  outcomes.tsv            module, edges, clusters searched exhaustively,
+                          compiles, .text of stock and of the best run.
+
+Resumable: every compile is recorded under OUT/runs/ (recipelib); a rerun
+replays the search from the records and compiles only what is missing. The
+parameters the records depend on are kept in OUT/search.json and a rerun
+with others is refused. Prints a JSON summary: modules, compiles, the total
+.text of stock and of the searched runs. --scheduler or --workers run the
+compiles as tasks on a Dask cluster (one task per module).
+
+Usage: inline-edge-search.py --corpus DIR --out DIR [--sample K]
+           [--packages P,...] [--budget 60] [--rounds 4] [--exhaustive 3]
+           [--jobs N | --workers N | --scheduler ADDR] [--plugin SO]
+           [--clang CLANG]
+"""
+
+import argparse
+import collections
+import contextlib
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recipelib  # noqa: E402
+
+# Symbol types of functions in llvm-nm's output: local, global, weak.
+FUNCTION_TYPES = ("t", "T", "W")
+
+
+class Run:
+    """A recorded compile: .text bytes, per-function sizes and the trace's
+    edges with their decisions."""
+
+    def __init__(self, base, text):
+        self.text = text
+        self.sizes = {}
+        with open(base + ".funcs") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) == 4 and fields[2] in FUNCTION_TYPES:
+                    self.sizes[fields[3]] = \
+                        self.sizes.get(fields[3], 0) + int(fields[1], 16)
+        self.edges = collections.defaultdict(list)
+        with open(base + ".trace") as f:
+            for line in f:
+                _, caller, callee, taken = line.rstrip("\n").split("\t")
+                self.edges[(caller, callee)].append(int(taken))
+
+    def decision(self, edge):
+        """The edge's decision in this run: the majority of its call sites'
+        (ties: inline)."""
+        d = self.edges[edge]
+        return int(2 * sum(d) >= len(d))
+
+
+def decisions_text(decisions):
+    return "".join(f"{d} {a} {b}\n" for (a, b), d in sorted(decisions.items()))
+
+
+def compile_run(args, module, name, decisions):
+    """The Run of `module` compiled with `decisions` ({edge: 0|1}) forced,
+    recorded under OUT/runs/<module>/<name>; None if it failed."""
+    base = os.path.join(args.out, "runs", module, name)
+    if not recipelib.recorded(base):
+        recipelib.write_file(base + ".decisions", decisions_text(decisions))
+    nm = os.path.join(recipelib.LLVM_BIN, "llvm-nm")
+
+    def command(tmp):
+        compile_ = [args.clang, "-Oz", "-c",
+                    os.path.join(args.corpus, module + ".bc"),
+                    "-o", tmp[".o"], "-fpass-plugin=" + args.plugin,
+                    "-mllvm", "-irtk-inline-policy=default",
+                    "-mllvm", "-irtk-inline-embedding=none",
+                    "-mllvm", "-irtk-inline-decisions=" + base + ".decisions",
+                    "-mllvm", "-irtk-inline-trace=" + tmp[".trace"]]
+        # The function sizes come from the object before it is dropped.
+        return ["sh", "-c", 'nm=$0 o=$1 f=$2; shift 2; '
+                '"$@" && "$nm" -S --defined-only "$o" > "$f"',
+                nm, tmp[".o"], tmp[".funcs"]] + compile_
+
+    done = recipelib.compile_recorded(
+        base, command, products=(".trace", ".funcs"), scratch=(".o",),
+        measure=lambda tmp: recipelib.text_size(tmp[".o"]))
+    return Run(base, done.value) if done.ok else None
+
+
+class Move:
+    """New decisions for some edges, and the functions whose sizes they may
+    change."""
+
+    def __init__(self, decisions, touched):
+        self.decisions, self.touched = decisions, frozenset(touched)
+
+
+def clusters(edges):
+    """The connected components of the edges (functions as nodes), each a
+    sorted list of edges, in the order of their first edge."""
+    parent = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        parent[find(a)] = find(b)
+    groups = collections.defaultdict(list)
+    for e in sorted(edges):
+        groups[find(e[0])].append(e)
+    return sorted(groups.values())
+
+
+def inlined_into(run):
+    """{function: the functions it was inlined into in run, transitively}."""
+    into = collections.defaultdict(set)
+    for (a, b), d in run.edges.items():
+        if any(d):
+            into[b].add(a)
+    closed = {}
+
+    def up(f, seen):
+        if f in closed:
+            return closed[f]
+        out = set()
+        for g in into.get(f, ()):
+            if g not in seen:
+                out |= {g} | up(g, seen | {g})
+        closed[f] = out
+        return out
+
+    return {f: up(f, {f}) for f in list(into)}
+
+
+def moves_of(run, current, exhaustive):
+    """The moves to try from `run` (the compile of `current`): [Move], and
+    how many clusters were searched exhaustively."""
+    into = inlined_into(run)
+    callers_of, callees_of = (collections.defaultdict(set),
+                              collections.defaultdict(set))
+    for a, b in run.edges:
+        callers_of[b].add(a)
+        callees_of[a].add(b)
+
+    def decided(e):
+        return current.get(e, run.decision(e))
+
+    def touched(decisions):
+        fs = set()
+        # The callee's other callers: the stock heuristic at their call
+        # sites weighs whether the callee stays (the last call's bonus).
+        # The callee's callees: inlining it exposes their call sites to the
+        # caller, where the heuristic weighs their bodies.
+        for a, b in decisions:
+            fs |= {a, b} | callers_of[b] | callees_of[b]
+        for f in list(fs):
+            fs |= into.get(f, set())
+        return fs
+
+    def move(new):
+        new = {e: d for e, d in new.items() if decided(e) != d}
+        return Move(new, touched(new)) if new else None
+
+    out, whole = [], 0
+    for cluster in clusters(run.edges):
+        if len(cluster) <= exhaustive:
+            whole += 1
+            for bits in itertools.product((0, 1), repeat=len(cluster)):
+                m = move(dict(zip(cluster, bits)))
+                if m:
+                    out.append(m)
+            continue
+        for e in cluster:
+            out.append(move({e: 1 - decided(e)}))
+        for callee in sorted({b for _, b in cluster}):
+            into_callee = [(a, callee) for a in sorted(callers_of[callee])]
+            if len(into_callee) > 1:
+                for d in (0, 1):
+                    m = move({e: d for e in into_callee})
+                    if m:
+                        out.append(m)
+    return [m for m in out if m], whole
+
+
+def batches(moves):
+    """The moves in groups of disjoint touched functions, first fit in
+    order: each group is one compile."""
+    groups = []
+    for m in moves:
+        for g in groups:
+            if not (g[1] & m.touched):
+                g[0].append(m)
+                g[1].update(m.touched)
+                break
+        else:
+            groups.append(([m], set(m.touched)))
+    return [g[0] for g in groups]
+
+
+def applied(decisions, moves):
+    """The decisions with the moves' on top."""
+    out = dict(decisions)
+    for m in moves:
+        out.update(m.decisions)
+    return out
+
+
+def credit(run, base, move):
+    """The change of the sizes of the functions a move touches."""
+    return sum(run.sizes.get(f, 0) - base.sizes.get(f, 0)
+               for f in move.touched)
+
+
+def search(args, module):
+    """(stock, best Run, its decisions, compiles, edges, exhaustive
+    clusters) of one module; None if its stock compile failed."""
+    stock = compile_run(args, module, "stock", {})
+    if stock is None:
+        return None
+    best, current = stock, {}
+    compiles, whole = 0, 0
+    for rnd in range(args.rounds):
+        moves, w = moves_of(best, current, args.exhaustive)
+        whole = max(whole, w)
+        gains = []
+        for i, group in enumerate(batches(moves)):
+            if compiles >= args.budget:
+                break
+            run = compile_run(args, module, f"r{rnd}-b{i}",
+                              applied(current, group))
+            compiles += 1
+            if run is None:
+                continue
+            gains += [(credit(run, best, m), k, m)
+                      for k, m in enumerate(group) if credit(run, best, m) < 0]
+        if not gains or compiles >= args.budget:
+            break
+        gains.sort(key=lambda g: (g[0], g[1]))
+        taken, used = [], set()
+        for _, _, m in gains:
+            if not (m.touched & used):
+                taken.append(m)
+                used |= m.touched
+        kept = False
+        for name, chosen in (("all", taken), ("one", taken[:1])):
+            if compiles >= args.budget or (name == "one" and len(taken) == 1):
+                break
+            trial = applied(current, chosen)
+            run = compile_run(args, module, f"r{rnd}-{name}", trial)
+            compiles += 1
+            if run is not None and run.text < best.text:
+                best, current, kept = run, trial, True
+                break
+        if not kept:
+            break
+    return stock, best, current, compiles, len(stock.edges), whole
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    recipelib.add_arguments(p)
+    p.add_argument("--clang", default="clang-22")
+    p.add_argument("--packages", default="",
+                   help="only the modules of these packages (comma-separated)")
+    p.add_argument("--budget", type=int, default=60)
+    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--exhaustive", type=int, default=3)
+    p.add_argument("--scheduler", help="a Dask scheduler's address")
+    p.add_argument("--workers", type=int,
+                   help="run the modules on a local Dask cluster of this "
+                   "many workers")
+    args = p.parse_args()
+    if args.budget < 0 or args.rounds < 0 or not 0 <= args.exhaustive <= 8:
+        p.error("--budget and --rounds must not be negative, --exhaustive "
+                "is 0 to 8")
+    args.out = os.path.abspath(args.out)
+    args.corpus = os.path.abspath(args.corpus)
+    args.plugin = os.path.abspath(args.plugin)
+    with contextlib.ExitStack() as stack:
+        client = None
+        if args.scheduler or args.workers:
+            client = stack.enter_context(recipelib.dask_client(
+                args.scheduler, args.workers or os.cpu_count() or 1))
+        # --budget and --rounds are not parameters: more only searches
+        # further from the same records.
+        results = recipelib.search_all(args, search, params={
+            "corpus": args.corpus, "exhaustive": args.exhaustive,
+            "clang": args.clang},
+            packages=args.packages.split(","), client=client)
+
+    rows = []
+    for m, r in sorted(results.items()):
+        if not r:
+            continue
+        stock, best, current, compiles, edges, whole = r
+        recipelib.write_file(os.path.join(args.out, "decisions", m + ".txt"),
+                             decisions_text(current))
+        rows.append((m, edges, whole, compiles, stock.text, best.text))
+    recipelib.write_file(os.path.join(args.out, "outcomes.tsv"), "".join(
+        "\t".join(map(str, r)) + "\n" for r in
+        [("module", "edges", "exhaustive clusters", "compiles", "stock",
+          "searched")] + rows))
+    stock = sum(r[4] for r in rows)
+    best = sum(r[5] for r in rows)
+    print(json.dumps({
+        "modules": len(rows), "failed": len(results) - len(rows),
+        "compiles": sum(r[3] for r in rows),
+        "text stock": stock, "text searched": best,
+        "change": f"{100 * (best / stock - 1):+.3f}%" if stock else "n/a"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
