@@ -29,12 +29,19 @@
 #               inline-caller-search.py's callers/): its searched runs again,
 #               e.g. logged with other embeddings (--embedding, --vocab);
 #               a rerun skips what it recorded even if the files changed
+#   <name>:<dir>
+#               the default policy taking, in each module, the per-edge
+#               decisions of <dir>/<module>.txt (-irtk-inline-decisions;
+#               inline-edge-search.py's decisions/): its searched runs
+#               again, logged; a rerun skips what it recorded even if the
+#               files changed
 #
 # Every run logs every decision with all the teachers' decisions
 # (-irtk-inline-teachers, default -100000,0,5,25,50,100,225; threshold 5 is
 # -Oz's own) and records, per (run, module):
 #
 #   <out>/<run>/<module>.log   the training log (LLVM's format)
+#   <out>/<run>/<module>.o     the object (summarize-inline.py --linked)
 #   <out>/<run>/<module>.txt   tab-separated: status ok|failed, run, flags,
 #                              text <bytes of the .text* sections>,
 #                              function 0x<hex size> <name> per defined function
@@ -106,6 +113,11 @@ for R in "${RUN_LIST[@]}"; do
     [[ -d $D ]] || usage_error "run $R: no directory '$D'"
     R=${R%%@*}
     FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-follow-callers=$(realpath "$D")/{module}.txt" ;;
+  *:*)
+    D=${R#*:}
+    [[ -d $D ]] || usage_error "run $R: no directory '$D'"
+    R=${R%%:*}
+    FLAGS[$R]="$BASE -mllvm -irtk-inline-policy=default -mllvm -irtk-inline-decisions=$(realpath "$D")/{module}.txt" ;;
   *) usage_error "unknown run '$R'" ;;
   esac
 done

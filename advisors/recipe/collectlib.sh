@@ -19,7 +19,7 @@
 #        TMPDIR/m.o and TMPDIR/m.log, under `timeout "$COLLECT_TIMEOUT"`
 #   FLAGS[<run name>]
 #        the flags of every run of RUN_LIST (a run's name: up to its first
-#        '=' or '@')
+#        '=', '@' or ':')
 #   COLLECT_FUNCTIONS=1
 #        to record each defined function's size; COLLECT_VARS: the other
 #        variables collect_compile reads (for the Dask workers' script)
@@ -46,6 +46,8 @@
 # compile_one records, per (run, module):
 #
 #   OUT/<run>/<module>.log   the training log
+#   OUT/<run>/<module>.o     the object (for linked sizes:
+#                            summarize-inline.py --linked)
 #   OUT/<run>/<module>.txt   tab-separated: status ok|failed, run, flags,
 #                            text <bytes of the .text* sections>, with
 #                            COLLECT_FUNCTIONS function 0x<hex size> <name>
@@ -131,6 +133,7 @@ compile_one() { # run flags module
       fi
     } >"$T/txt"
     if [[ -f $T/m.log ]]; then collect_install "$T/m.log" "$OUT/$R/$M.log"; fi
+    collect_install "$T/m.o" "$OUT/$R/$M.o"
   else
     { printf 'status\tfailed\nrun\t%s\nflags\t%s\n' "$R" "$F"; head -5 "$T/err"; } >"$T/txt"
   fi
@@ -141,7 +144,7 @@ compile_one() { # run flags module
 collect_all() {
   local N R NAME M
   local -a NAMES=() ENGINE=() PATHS=()
-  for R in "${RUN_LIST[@]}"; do NAME=${R%%=*} NAMES+=("${NAME%%@*}"); done
+  for R in "${RUN_LIST[@]}"; do NAME=${R%%=*} NAME=${NAME%%@*} NAMES+=("${NAME%%:*}"); done
   N=$(wc -l <"$OUT/modules.list")
   if [[ -n $SCHEDULER || -n $WORKERS ]]; then
     # One script per collection: the flags of every run and compile_one;

@@ -27,6 +27,9 @@ It offers:
         temporary files are removed, and the caller's other compiles go on.
     text_size(obj)
         Bytes of an object's .text* sections (llvm-size -A).
+    linked_text(objects, scratch)
+        Bytes of the .text* sections of objects linked together as one
+        relocatable object (`ld -r`): what a link keeps of them.
 
   Atomic records
     write_file(path, data)
@@ -216,6 +219,31 @@ def text_size(obj):
                          capture_output=True, text=True, check=True).stdout
     return sum(int(f[1]) for f in (line.split() for line in out.splitlines())
                if len(f) >= 2 and f[0].startswith(".text"))
+
+
+def linked_text(objects, scratch):
+    """Bytes of the .text* sections of `objects` linked together into one
+    relocatable object (GNU `ld -r`, at scratch + ".o", removed after): the
+    linker keeps one copy of each COMDAT group (C++'s inline functions and
+    template instances that every object using them carries), so this
+    counts what a package's link keeps rather than the sum of its objects.
+    Nothing is garbage-collected: unreferenced functions stay, and so do
+    both of two strong definitions of a symbol (the mains of a package's
+    programs). A failed link raises ValueError with ld's first line."""
+    out = scratch + ".o"
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    try:
+        done = subprocess.run(
+            ["ld", "-r", "--allow-multiple-definition", "-o", out] +
+            list(objects), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True)
+        if done.returncode != 0:
+            first = (done.stderr.strip().splitlines() or ["failed"])[0]
+            raise ValueError(f"ld -r of {len(objects)} objects: {first}")
+        return text_size(out)
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
 
 
 # --- Atomic records ----------------------------------------------------------

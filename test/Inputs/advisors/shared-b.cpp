@@ -1,0 +1,2 @@
+#include "shared-inline.h"
+int second(int *a) { return shared(a, 8) - 1; }
