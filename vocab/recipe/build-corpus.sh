@@ -8,7 +8,8 @@
 #===------------------------------------------------------------------------===#
 #
 # Usage: vocab/recipe/build-corpus.sh [--work DIR] [--src DIR] [--jobs N]
-#            [--levels-per-file K] [--splits LIST] [--rebuild]
+#            [--levels-per-file K] [--splits LIST] [--packages FILE]
+#            [--rebuild]
 #
 # Fetches the Debian source packages listed in packages.txt (next to this
 # script) with `apt-get source`, runs configure steps where a package needs
@@ -32,16 +33,21 @@
 #            so a function's -O0 and -Oz modules can be matched by name.
 #   bench    every file at O2; bench/build-corpus.sh builds it for
 #            bench/run.sh.
-#   inline-train, inline-heldout
+#   inline-train, inline-valid, inline-heldout
 #            pre-optimisation bitcode, as MLGO collects it for inlining:
 #            every file once, at the level directory Oz-preopt, compiled with
 #            `-Oz -Xclang -disable-llvm-passes`: the functions carry -Oz's
 #            attributes (minsize, optsize; not -O0's noinline and optnone)
-#            and no LLVM pass has run. inline-train holds
-#            the packages whose splits include train, inline-heldout those
-#            of heldout; packages.txt does not name these splits. For the
-#            inlining advisor (advisors/recipe/): `clang-22 -Oz -c X.bc`
-#            finishes a module as `clang-22 -Oz -c` of its source would.
+#            and no LLVM pass has run. For the advisors (advisors/recipe/):
+#            `clang-22 -Oz -c X.bc` finishes a module as `clang-22 -Oz -c`
+#            of its source would. inline-train holds the packages whose
+#            splits include train or inline-train, except those of
+#            inline-valid; inline-valid (validation: it chooses checkpoints
+#            and margins) the packages that name it; inline-heldout those
+#            of heldout or inline-heldout (held-out code chooses nothing).
+#            Packages named only in inline-* splits are not in the
+#            vocabulary's corpora, so adding them leaves the vocabulary
+#            recipe's input unchanged.
 # <file> is the file's path in its package with `/` replaced by `_` and the
 # extension dropped (lib/at-func.c -> lib_at-func). The level comes first so
 # that <work>/<split>/<level>/ is a one-level slice of the corpus and each
@@ -73,8 +79,11 @@
 #   --jobs N               parallel compiles (default: the number of cores)
 #   --levels-per-file K    train levels per file, 1 to 6 (default: 3)
 #   --splits LIST          comma-separated splits to build: train, heldout,
-#                          bench, inline-train, inline-heldout (default:
-#                          train,heldout)
+#                          bench, inline-train, inline-valid, inline-heldout
+#                          (default: train,heldout)
+#   --packages FILE        the package list (default: packages.txt next to
+#                          this script); each package must have its recipe
+#                          (jobs_<package>) here
 #   --rebuild              delete the splits' modules, the logs and (without
 #                          --src) the sources, then build from scratch
 # Environment: CLANG, CLANGXX (default clang-22, clang++-22).
@@ -111,7 +120,7 @@ RECIPE_NAME=build-corpus
 
 # --- 0. Options ------------------------------------------------------------------
 while (($#)); do
-  next_opt "--work --src --jobs --levels-per-file --splits" "$@"
+  next_opt "--work --src --jobs --levels-per-file --splits --packages" "$@"
   shift "$NSHIFT"
   case $OPT in
     --work) WORK=$VAL ;;
@@ -119,6 +128,7 @@ while (($#)); do
     --jobs) JOBS=$VAL ;;
     --levels-per-file) LEVELS_PER_FILE=$VAL ;;
     --splits) SPLITS=$VAL ;;
+    --packages) PACKAGE_LIST=$VAL ;;
     --rebuild) REBUILD=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown option '$OPT'" ;;
@@ -127,11 +137,12 @@ done
 want_positive --jobs "$JOBS"
 [[ $LEVELS_PER_FILE =~ ^[1-6]$ ]] ||
   usage_error "--levels-per-file wants a number from 1 to 6, not '$LEVELS_PER_FILE'"
+[[ -f $PACKAGE_LIST ]] || die "$PACKAGE_LIST: no such package list"
 IFS=, read -r -a SPLIT_LIST <<<"$SPLITS"
 ((${#SPLIT_LIST[@]})) || usage_error "--splits is empty"
 for S in "${SPLIT_LIST[@]}"; do
-  [[ $S =~ ^(train|heldout|bench|inline-train|inline-heldout)$ ]] ||
-    usage_error "unknown split '$S' (train, heldout, bench, inline-train or inline-heldout)"
+  [[ $S =~ ^(train|heldout|bench|inline-train|inline-valid|inline-heldout)$ ]] ||
+    usage_error "unknown split '$S' (train, heldout, bench, inline-train, inline-valid or inline-heldout)"
 done
 
 # --- Helpers -------------------------------------------------------------------
@@ -360,6 +371,158 @@ jobs_cjson() {
   srcs "$1" "$1/tests" "$1/tests/unity/src" |
     add_jobs -I"$1" -I"$1/tests" -I"$1/tests/unity/src"
 }
+# Linux build as in CMakeLists.txt: other OSes' unix/ files and the Windows test runner are excluded.
+jobs_libuv1() {
+  local F=(-D_GNU_SOURCE -D_POSIX_C_SOURCE=200112 -I"$1/include" -I"$1/src")
+  srcs "$1/src" | add_jobs "${F[@]}"
+  srcs -x 'aix*' -x 'bsd-*' -x cygwin.c -x 'darwin*' -x freebsd.c -x fsevents.c -x haiku.c -x hurd.c \
+    -x ibmi.c -x kqueue.c -x netbsd.c -x 'no-*' -x openbsd.c -x 'os390*' -x 'posix-*' \
+    -x pthread-fixes.c -x qnx.c -x random-getentropy.c -x sunos.c -x 'sysinfo-*' "$1/src/unix" |
+    add_jobs "${F[@]}"
+  srcs -x runner-win.c "$1/test" | add_jobs "${F[@]}" -I"$1/test"
+}
+# mtest/ is the standalone libmpi "opponent" used by demo/mtest_opponent.c.
+jobs_libtommath() {
+  srcs "$1" "$1/demo" "$1/etc" | add_jobs -I"$1"
+  srcs "$1/mtest" | add_jobs -I"$1/mtest"
+}
+# config.h/pcre2.h are the .generic copies plus the Debian-style feature set (8-bit, Unicode, JIT).
+# pcre2_jit_{match,misc}.c, pcre2_printint.c and pcre2_ucptables.c are #included by other files;
+# pcre2_fuzzsupport.c is the fuzzer. pcre2_chartables.c.dist is the default chartables (-x c).
+jobs_pcre2() {
+  local S=$1/src G=$GEN/pcre2
+  mkdir -p "$G"
+  cp "$S/pcre2.h.generic" "$G/pcre2.h"
+  { cat "$S/config.h.generic"
+    printf '#define %s 1\n' SUPPORT_PCRE2_8 SUPPORT_UNICODE SUPPORT_JIT SUPPORT_PCRE2GREP_JIT \
+      SUPPORT_PCRE2GREP_CALLOUT SUPPORT_PCRE2GREP_CALLOUT_FORK HAVE_STDINT_H HAVE_INTTYPES_H \
+      HAVE_UNISTD_H HAVE_DIRENT_H HAVE_SYS_STAT_H HAVE_SYS_TYPES_H HAVE_SYS_WAIT_H HAVE_LIMITS_H \
+      HAVE_STRING_H HAVE_STRINGS_H HAVE_STDLIB_H HAVE_MEMMOVE HAVE_STRERROR HAVE_REALPATH \
+      HAVE_MKOSTEMP HAVE_SECURE_GETENV HAVE_MEMFD_CREATE HAVE_PTHREAD HAVE_VISIBILITY STDC_HEADERS
+  } >"$G/config.h"
+  local F=(-DHAVE_CONFIG_H -DPCRE2_CODE_UNIT_WIDTH=8 -I"$G" -I"$S")
+  srcs -x pcre2_jit_match.c -x pcre2_jit_misc.c -x pcre2_printint.c -x pcre2_ucptables.c \
+    -x pcre2_fuzzsupport.c "$S" | add_jobs "${F[@]}"
+  echo "$S/pcre2_chartables.c.dist" | add_jobs -x c "${F[@]}"
+}
+# src/duktape.c is the amalgamation (src-noline/ and src-separate/ hold the same code again).
+# The Windows debug transport is excluded (duk_cmdline.c uses linenoise only with DUK_CMDLINE_FANCY).
+jobs_duktape() {
+  local D I=(-I"$1/src")
+  for D in "$1"/extras/*/ "$1"/examples/*/; do I+=(-I"${D%/}"); done
+  srcs "$1/src" | add_jobs "${I[@]}"
+  srcs -x '*windows*' -x '*.cpp' "$1"/extras/* "$1"/examples/* | add_jobs "${I[@]}"
+  srcs -x '*.c' "$1/examples/cpp-exceptions" | add_jobs -std=c++17 "${I[@]}"
+}
+# configure would write jansson_config.h and jansson_private_config.h. test/ossfuzz is skipped.
+jobs_jansson() {
+  local G=$GEN/jansson
+  mkdir -p "$G"
+  sed -e 's/@json_inline@/inline/; s/@json_have_long_long@/1/; s/@json_have_localeconv@/1/' \
+    -e 's/@json_have_atomic_builtins@/1/; s/@json_have_sync_builtins@/1/' \
+    "$1/src/jansson_config.h.in" >"$G/jansson_config.h"
+  printf '#define %s 1\n' HAVE_ENDIAN_H HAVE_FCNTL_H HAVE_LOCALE_H HAVE_SCHED_H HAVE_UNISTD_H \
+    HAVE_SYS_PARAM_H HAVE_SYS_STAT_H HAVE_SYS_TIME_H HAVE_SYS_TYPES_H HAVE_STDINT_H HAVE_CLOSE \
+    HAVE_GETPID HAVE_GETTIMEOFDAY HAVE_LOCALECONV HAVE_OPEN HAVE_READ HAVE_SCHED_YIELD HAVE_STRTOLL \
+    HAVE_SYNC_BUILTINS HAVE_ATOMIC_BUILTINS USE_URANDOM >"$G/jansson_private_config.h"
+  echo '#define INITIAL_HASHTABLE_ORDER 3' >>"$G/jansson_private_config.h"
+  srcs "$1/src" "$1/test/bin" "$1/test/suites/api" "$1/examples" | add_jobs -DHAVE_CONFIG_H -I"$G" -I"$1/src"
+}
+# CMake would write config.h, cmark_version.h and cmark_export.h (generate_export_header).
+jobs_cmark() {
+  local G=$GEN/cmark
+  mkdir -p "$G"
+  sed -e 's/#cmakedefine \(.*\)/#define \1/' "$1/src/config.h.in" >"$G/config.h"
+  sed -e 's/@PROJECT_VERSION_MAJOR@/0/g; s/@PROJECT_VERSION_MINOR@/30/g; s/@PROJECT_VERSION_PATCH@/2/g' \
+    "$1/src/cmark_version.h.in" >"$G/cmark_version.h"
+  printf '%s\n' '#ifndef CMARK_EXPORT_H' '#define CMARK_EXPORT_H' \
+    '#define CMARK_EXPORT __attribute__((visibility("default")))' \
+    '#define CMARK_NO_EXPORT __attribute__((visibility("hidden")))' \
+    '#define CMARK_DEPRECATED __attribute__((__deprecated__))' \
+    '#define CMARK_DEPRECATED_EXPORT CMARK_EXPORT CMARK_DEPRECATED' \
+    '#define CMARK_DEPRECATED_NO_EXPORT CMARK_NO_EXPORT CMARK_DEPRECATED' '#endif' >"$G/cmark_export.h"
+  srcs "$1/src" "$1/api_test" -x '*.cpp' | add_jobs -I"$G" -I"$1/src" -I"$1/api_test"
+  srcs "$1/api_test" -x '*.c' | add_jobs -std=c++17 -I"$G" -I"$1/src" -I"$1/api_test"
+}
+jobs_http_parser() { srcs "$1" "$1/contrib" | add_jobs -I"$1"; }
+# configure writes version.h (from version.h.in) and passes its results as -D flags: here they are
+# in $GEN/libsodium/config.h, force-included. Files needing -mssse3/-msse4.1/-mavx2/-mavx512f/-maes
+# (the Makefile's libssse3/libsse41/libavx2/libavx512f/libaesni parts) are excluded; HAVE_RDRAND
+# is left undefined, as it needs -mrdrnd.
+jobs_libsodium() {
+  local G=$GEN/libsodium S=$1/src/libsodium
+  mkdir -p "$G/sodium"
+  sed -e 's/@VERSION@/1.0.18/; s/@SODIUM_LIBRARY_VERSION_MAJOR@/10/; s/@SODIUM_LIBRARY_VERSION_MINOR@/3/' \
+    -e 's/@SODIUM_LIBRARY_MINIMAL_DEF@//' "$S/include/sodium/version.h.in" >"$G/sodium/version.h"
+  printf '#define %s 1\n' NATIVE_LITTLE_ENDIAN HAVE_MMINTRIN_H HAVE_EMMINTRIN_H HAVE_PMMINTRIN_H \
+    HAVE_TMMINTRIN_H HAVE_SMMINTRIN_H HAVE_AVXINTRIN_H HAVE_AVX2INTRIN_H HAVE_AVX512FINTRIN_H \
+    HAVE_WMMINTRIN_H HAVE_AMD64_ASM HAVE_AVX_ASM HAVE_TI_MODE HAVE_CPUID \
+    HAVE_WEAK_SYMBOLS HAVE_ATOMIC_OPS HAVE_ALLOCA_H HAVE_ALLOCA HAVE_SYS_MMAN_H HAVE_SYS_RANDOM_H \
+    HAVE_MMAP HAVE_MLOCK HAVE_MADVISE HAVE_MPROTECT HAVE_POSIX_MEMALIGN HAVE_GETPID HAVE_NANOSLEEP \
+    HAVE_GETRANDOM HAVE_GETENTROPY HAVE_EXPLICIT_BZERO HAVE_LINUX_COMPATIBLE_GETRANDOM \
+    HAVE_C_VARARRAYS HAVE_CATCHABLE_SEGV HAVE_CATCHABLE_ABRT HAVE_PTHREAD HAVE_INLINE_ASM \
+    >"$G/config.h"
+  local F=(-include "$G/config.h" -I"$G/sodium" -I"$G" -I"$S/include/sodium" -I"$S/include")
+  srcs -r -x '*-ssse3.c' -x '*-sse41.c' -x '*-avx2.c' -x '*-avx512f.c' -x '*_aesni.c' "$S" | add_jobs "${F[@]}"
+  srcs "$1/test/default" | add_jobs "${F[@]}" -I"$1/test/quirks" -DTEST_SRCDIR='"."'
+}
+jobs_xxhash() {
+  local C=$1/tests/collisions
+  srcs "$1" "$1/cli" "$1/tests" "$1/tests/bench" | add_jobs -I"$1" -I"$1/cli"
+  srcs -x '*.cc' "$C" "$C/allcodecs" | add_jobs -std=c99 -I"$C" -I"$1" -I"$C/allcodecs" -pthread
+  srcs -x '*.c' "$C" | add_jobs -std=c++11 -I"$C" -I"$1" -I"$C/allcodecs"
+}
+# mtest6.c is not built by the Makefile and calls mdb.c's internal mdb_dkey (implicit decl).
+jobs_lmdb() { srcs -x mtest6.c "$1/libraries/liblmdb" | add_jobs -I"$1/libraries/liblmdb" -pthread; }
+# Non-fat build: reference files plus SSE2-baseline blake2b.c/blake2s.c, empty SUFFIX as in
+# libb2_la_CPPFLAGS. config.h replaces what configure would write (little-endian x86_64).
+jobs_libb2() {
+  mkdir -p "$GEN/libb2"
+  printf '#define %s\n' 'NATIVE_LITTLE_ENDIAN 1' 'HAVE_EXPLICIT_BZERO 1' 'HAVE_MEMSET 1' \
+    'HAVE_STDDEF_H 1' 'HAVE_STDINT_H 1' 'HAVE_STDLIB_H 1' 'HAVE_STRING_H 1' >"$GEN/libb2/config.h"
+  srcs "$1/src" | add_jobs -I"$GEN/libb2" -I"$1/src" -DSUFFIX=
+}
+jobs_clzip() { srcs "$1" | add_jobs -I"$1" -DPROGVERSION='"1.13"'; }
+# CMake would write config.h, json_config.h, json.h (json.h.cmakein) and apps_config.h. fuzz/ is skipped.
+jobs_json_c() {
+  local G=$GEN/json-c
+  mkdir -p "$G"
+  { printf '#define %s 1\n' HAVE_DLFCN_H HAVE_ENDIAN_H HAVE_FCNTL_H HAVE_INTTYPES_H HAVE_LIMITS_H \
+      HAVE_LOCALE_H HAVE_MEMORY_H HAVE_STDARG_H HAVE_STDINT_H HAVE_STDLIB_H HAVE_STRINGS_H \
+      HAVE_STRING_H HAVE_SYSLOG_H HAVE_SYS_CDEFS_H HAVE_SYS_PARAM_H HAVE_SYS_RANDOM_H \
+      HAVE_SYS_RESOURCE_H HAVE_SYS_STAT_H HAVE_SYS_TYPES_H HAVE_UNISTD_H HAVE_ATOMIC_BUILTINS \
+      HAVE_DECL_INFINITY HAVE_DECL_ISINF HAVE_DECL_ISNAN HAVE_DECL_NAN HAVE_OPEN HAVE_REALLOC \
+      HAVE_SETLOCALE HAVE_SNPRINTF HAVE_STRCASECMP HAVE_STRDUP HAVE_STRERROR HAVE_STRNCASECMP \
+      HAVE_USELOCALE HAVE_VASPRINTF HAVE_VPRINTF HAVE_VSNPRINTF HAVE_VSYSLOG HAVE_GETRANDOM \
+      HAVE_GETRUSAGE HAVE_STRTOLL HAVE_STRTOULL HAVE___THREAD JSON_C_HAVE_INTTYPES_H STDC_HEADERS \
+      HAVE_JSON_TOKENER_GET_PARSE_END
+    printf '#define %s\n' 'ENABLE_THREADING 1' 'HAS_GNU_WARNING_LONG 1' 'SPEC___THREAD __thread' \
+      'SIZEOF_INT 4' 'SIZEOF_INT64_T 8' 'SIZEOF_LONG 8' 'SIZEOF_LONG_LONG 8' 'SIZEOF_SIZE_T 8' \
+      'SIZEOF_SSIZE_T 8' 'PACKAGE "json-c"' 'PACKAGE_VERSION "0.16"' 'VERSION "0.16"' \
+      'PACKAGE_STRING "json-c 0.16"' 'PACKAGE_TARNAME "json-c"' 'PACKAGE_BUGREPORT ""' 'PACKAGE_URL ""'
+  } >"$G/config.h"
+  cp "$G/config.h" "$G/apps_config.h"
+  echo '#define JSON_C_HAVE_INTTYPES_H 1' >"$G/json_config.h"
+  sed 's/@JSON_H_JSON_POINTER@/#include "json_pointer.h"/' "$1/json.h.cmakein" >"$G/json.h"
+  srcs "$1" "$1/tests" "$1/apps" | add_jobs -D_GNU_SOURCE -I"$G" -I"$1"
+}
+# CMake copies src/api/*.h to include/yajl/ and writes yajl_version.h from yajl_version.h.cmake.
+jobs_yajl() {
+  local G=$GEN/yajl
+  mkdir -p "$G/yajl"
+  cp "$1"/src/api/*.h "$G/yajl/"
+  sed 's/${YAJL_MAJOR}/2/; s/${YAJL_MINOR}/1/; s/${YAJL_MICRO}/0/' "$1/src/api/yajl_version.h.cmake" \
+    >"$G/yajl/yajl_version.h"
+  srcs "$1/src" "$1/reformatter" "$1/verify" "$1/example" "$1/perf" "$1/test/api" "$1/test/parsing" |
+    add_jobs -I"$G" -I"$1/src"
+}
+# zopflipng (C++) is included with its bundled lodepng.
+jobs_zopfli() {
+  srcs "$1/src/zopfli" | add_jobs -I"$1/src"
+  srcs -r "$1/src/zopflipng" | add_jobs -std=c++17 -I"$1/src" -I"$1/src/zopflipng"
+}
+# one.c just #includes the js*.c/utf*.c/regexp.c files, which are compiled individually instead.
+jobs_mujs() { srcs -x one.c "$1" | add_jobs -std=c99 -I"$1"; }
 
 # -- C++ -------------------------------------------------------------------------------
 jobs_libjsoncpp() {
@@ -420,6 +583,71 @@ jobs_double_conversion() {
   srcs -x 'gay-*.cc' "$1/double-conversion" "$1/test/cctest" |
     add_jobs -std=c++17 -I"$1" -I"$1/test/cctest"
 }
+# CMake's generate_export_header would write ebml_export.h (included by ebml/EbmlConfig.h).
+# src/platform/win32 is the Windows I/O callback.
+jobs_libebml() {
+  mkdir -p "$GEN/libebml/ebml"
+  printf '%s\n' '#ifndef EBML_EXPORT_H' '#define EBML_EXPORT_H' \
+    '#define EBML_DLL_API __attribute__((visibility("default")))' \
+    '#define EBML_NO_EXPORT __attribute__((visibility("hidden")))' \
+    '#define EBML_DEPRECATED __attribute__((__deprecated__))' '#endif' \
+    >"$GEN/libebml/ebml/ebml_export.h"
+  srcs "$1/src" | add_jobs -std=c++14 -I"$1" -I"$GEN/libebml/ebml"
+}
+# Small config.h instead of ./configure (only tools/hunspell.cxx reads it): iconv, locale and
+# langinfo from glibc; no NLS, curses or readline.
+jobs_hunspell() {
+  mkdir -p "$GEN/hunspell"
+  printf '#define %s\n' 'HAVE_ICONV 1' 'ICONV_CONST' 'HAVE_LOCALE_H 1' 'HAVE_LANGINFO_H 1' \
+    'HAVE_UNISTD_H 1' 'PACKAGE "hunspell"' 'VERSION "1.7.1"' 'PACKAGE_VERSION "1.7.1"' \
+    >"$GEN/hunspell/config.h"
+  local S=$1/src
+  srcs "$S/hunspell" | add_jobs -std=c++11 -I"$S/hunspell" -DBUILDING_LIBHUNSPELL
+  srcs "$S/parsers" "$S/tools" | add_jobs -std=c++11 -I"$GEN/hunspell" -I"$S/hunspell" -I"$S/parsers" -DHAVE_CONFIG_H
+}
+# Skips the fuzzer and the SDL/OpenGL programs (benchmark, example_sdl*, example_opengl).
+jobs_lodepng() {
+  srcs -x '*fuzzer*' -x '*benchmark*' "$1" | add_jobs -I"$1"
+  srcs -x '*_sdl*' -x '*_opengl*' "$1/examples" | add_jobs -I"$1"
+}
+# python/tiny_obj_loader.cc is the double-precision + bundled mapbox earcut build of the library;
+# python/bindings.cc needs pybind11 and is skipped.
+jobs_tinyobjloader() {
+  srcs "$1" "$1/tests" "$1/examples/callback_api" "$1/examples/obj_sticher" \
+    "$1/examples/skin_weight" "$1/examples/voxelize" | add_jobs -std=c++11 -I"$1"
+  srcs -x bindings.cc "$1/python" | add_jobs -std=c++11 -I"$1"
+}
+# main_common.cc is #included by main.cc and unzcrash.cc, not compiled alone.
+# The Makefile passes PROGVERSION to main.cc and unzcrash.cc.
+jobs_lziprecover() {
+  srcs -x main_common.cc "$1" | add_jobs -std=c++17 -I"$1" -DPROGVERSION='"1.23"'
+}
+# Debian's doctest.patch makes the unit tests include <doctest/doctest.h>: a forwarding header in
+# $GEN points it at the bundled unit-test/doctest.h, whose signal handler needs a constant SIGSTKSZ
+# (not so in glibc >= 2.34), hence DOCTEST_CONFIG_NO_POSIX_SIGNALS. The testbed uses only headers
+# bundled in extern/ (glad, GLFW, imgui, sajson); the extern/ libraries' own sources are skipped.
+jobs_box2d() {
+  mkdir -p "$GEN/box2d/doctest"
+  printf '#include "%s/unit-test/doctest.h"\n' "$1" >"$GEN/box2d/doctest/doctest.h"
+  srcs -r "$1/src" | add_jobs -std=c++11 -I"$1/include" -I"$1/src"
+  srcs "$1/unit-test" | add_jobs -std=c++11 -I"$1/include" -I"$GEN/box2d" -DDOCTEST_CONFIG_NO_POSIX_SIGNALS
+  local E=$1/extern
+  srcs "$1/testbed" "$1/testbed/tests" | add_jobs -std=c++11 -I"$1/include" -I"$1/testbed" \
+    -I"$E" -I"$E/glad/include" -I"$E/glfw/include" -DIMGUI_IMPL_OPENGL_LOADER_GLAD
+}
+# Plain C++ program; the Makefile passes PROGVERSION (only main.cc uses it).
+jobs_lzip() { srcs "$1" | add_jobs -std=c++17 -I"$1" -DPROGVERSION='"1.23"'; }
+# As CMake builds the shared lib: C API on (MUPARSER_DLL), without OpenMP (MUP_USE_OPENMP needs
+# -fopenmp). example2.c is the C sample over muParserDLL.h.
+jobs_muparser() {
+  local D=-DMUPARSERLIB_EXPORTS
+  srcs "$1/src" | add_jobs -std=c++11 -I"$1/include" $D -DMUPARSER_DLL
+  srcs "$1/test" "$1/samples/example1" "$1/samples/example3" | add_jobs -std=c++11 -I"$1/include" $D
+  srcs "$1/samples/example2" | add_jobs -I"$1/include" $D
+}
+# Debian's header forces TIXML_USE_STL, which makes tinystr.cpp empty: skip it.
+# xmltest.cpp is the upstream test program.
+jobs_tinyxml() { srcs -x tinystr.cpp "$1" | add_jobs -I"$1" -DTIXML_USE_STL; }
 
 # --- 1. Work directory and package list ---------------------------------------------
 mkdir -p "$WORK"
@@ -454,24 +682,34 @@ while read -r NAME LANGUAGE REST; do
   [[ -z $NAME || $NAME == \#* ]] && continue
   read -r -a PS <<<"$REST"
   ((${#PS[@]})) || die "$PACKAGE_LIST: $NAME has no split"
+  TRAIN_SIDE=0 HELDOUT_SIDE=0
   for S in "${PS[@]}"; do
-    [[ $S =~ ^(train|heldout|bench)$ ]] || die "$PACKAGE_LIST: $NAME: unknown split '$S'"
+    case $S in
+      train | inline-train | inline-valid) TRAIN_SIDE=1 ;;
+      heldout | inline-heldout) HELDOUT_SIDE=1 ;;
+      bench) ;;
+      *) die "$PACKAGE_LIST: $NAME: unknown split '$S'" ;;
+    esac
   done
-  if in_list train "${PS[@]}" && in_list heldout "${PS[@]}"; then
-    die "$PACKAGE_LIST: $NAME is in both train and heldout"
+  if ((TRAIN_SIDE && HELDOUT_SIDE)); then
+    die "$PACKAGE_LIST: $NAME is on both the training and the held-out side"
+  fi
+  if in_list inline-valid "${PS[@]}" && in_list inline-train "${PS[@]}"; then
+    die "$PACKAGE_LIST: $NAME is in both inline-train and inline-valid"
   fi
   [[ $LANGUAGE == C || $LANGUAGE == C++ ]] ||
     die "$PACKAGE_LIST: $NAME: language '$LANGUAGE' is neither C nor C++"
   declare -F "jobs_$(fn_name "$NAME")" >/dev/null ||
     die "$PACKAGE_LIST lists $NAME, but this script has no jobs_$(fn_name "$NAME")"
   PKG_LANG[$NAME]=$LANGUAGE
+  # The pre-optimisation splits follow train and heldout, but a validation
+  # package is never in inline-train.
+  IMPLIED=("${PS[@]}")
+  if in_list train "${PS[@]}" && ! in_list inline-valid "${PS[@]}"; then IMPLIED+=(inline-train); fi
+  if in_list heldout "${PS[@]}"; then IMPLIED+=(inline-heldout); fi
   WANTED=()
-  for S in "${PS[@]}"; do
-    if in_list "$S" "${SPLIT_LIST[@]}"; then WANTED+=("$S"); fi
-    # The pre-optimisation splits follow train and heldout.
-    if [[ $S == train || $S == heldout ]] && in_list "inline-$S" "${SPLIT_LIST[@]}"; then
-      WANTED+=("inline-$S")
-    fi
+  for S in "${SPLIT_LIST[@]}"; do
+    if in_list "$S" "${IMPLIED[@]}"; then WANTED+=("$S"); fi
   done
   if ((${#WANTED[@]})); then
     PKG_SPLITS[$NAME]=${WANTED[*]}
@@ -618,7 +856,9 @@ policy = {
     "heldout": {"levels": ["O0", "O2", "Oz"], "levels_per_file": 3},
     "bench": {"levels": ["O2"], "levels_per_file": 1},
 }
-for s, of in (("inline-train", "train"), ("inline-heldout", "heldout")):
+for s, of in (("inline-train", "train or inline-train, except inline-valid"),
+              ("inline-valid", "inline-valid"),
+              ("inline-heldout", "heldout or inline-heldout")):
     policy[s] = {"levels": ["Oz-preopt"], "levels_per_file": 1,
                  "flags": {"Oz-preopt": "-Oz -Xclang -disable-llvm-passes"},
                  "packages": f"those whose splits include {of}"}
@@ -701,7 +941,7 @@ for s in splits:
 for s, entry in previous.items():
     if s not in splits and os.path.isfile(os.path.join(work, s, "corpus_description.json")):
         manifest["splits"][s] = entry
-order = ["train", "heldout", "bench", "inline-train", "inline-heldout"]
+order = ["train", "heldout", "bench", "inline-train", "inline-valid", "inline-heldout"]
 manifest["splits"] = {s: manifest["splits"][s] for s in order if s in manifest["splits"]}
 tmp = manifest_path + ".tmp"
 with open(tmp, "w") as f:
