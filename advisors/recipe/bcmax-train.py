@@ -222,8 +222,9 @@ def main():
     recipelib.write_file(os.path.join(args.out, "progress.tsv"), "".join(
         "\t".join(map(str, r)) + "\n" for r in
         [("round", "train best-of vs Oz", "margin", "valid linked vs Oz")] +
-        [(r["round"] + 1, f"{r['train best-of vs Oz']:.6f}", r["margin"],
-          f"{r['valid linked vs Oz']:.6f}") for r in rows]))
+        [(r["round"] + 1, f"{100 * r['train best-of vs Oz']:+.3f}%",
+          r["margin"], f"{100 * r['valid linked vs Oz']:+.3f}%")
+         for r in rows]))
     if rows:
         best = min(rows, key=lambda r: (r["valid linked"], r["round"]))
         model = os.path.join(args.out, "rounds", str(best["round"]),

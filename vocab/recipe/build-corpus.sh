@@ -606,9 +606,11 @@ jobs_hunspell() {
   srcs "$S/parsers" "$S/tools" | add_jobs -std=c++11 -I"$GEN/hunspell" -I"$S/hunspell" -I"$S/parsers" -DHAVE_CONFIG_H
 }
 # Skips the fuzzer and the SDL/OpenGL programs (benchmark, example_sdl*, example_opengl).
+# The examples' C versions (example_decode.c next to example_decode.cpp)
+# would map to the same modules as the C++ ones: only the C++ ones.
 jobs_lodepng() {
   srcs -x '*fuzzer*' -x '*benchmark*' "$1" | add_jobs -I"$1"
-  srcs -x '*_sdl*' -x '*_opengl*' "$1/examples" | add_jobs -I"$1"
+  srcs -x '*_sdl*' -x '*_opengl*' -x '*.c' "$1/examples" | add_jobs -I"$1"
 }
 # python/tiny_obj_loader.cc is the double-precision + bundled mapbox earcut build of the library;
 # python/bindings.cc needs pybind11 and is skipped.

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+#===- inline-experiments.sh - Issue 25's measurements, resumable ----------===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+#===------------------------------------------------------------------------===#
+#
+# Usage: advisors/recipe/inline-experiments.sh --corpus DIR --work DIR
+#            [--steps LIST] [--budget N] [--train-sample K] [--jobs N]
+#            [--workers N | --scheduler tcp://HOST:PORT]
+#
+# The measurements of docs/InlineTraining.md ("Linked size, headroom and
+# learning from the objective"), step by step, on the inline-train,
+# inline-valid and inline-heldout splits of vocab/recipe/build-corpus.sh
+# under --corpus. Every step is resumable (the tools it runs skip what they
+# recorded), so the script can be killed and run again, in the background:
+#
+#   setsid nohup advisors/recipe/inline-experiments.sh --corpus C --work W \
+#       > W/experiments.log 2>&1 &
+#
+# Steps (--steps, comma-separated, in this order by default):
+#   baselines      -Oz and the threshold teachers on valid and held-out code
+#                  (collect-inline.sh): module and linked .text, oracles
+#   search-heldout the per-edge search on held-out code (an oracle: it only
+#                  reports the headroom), replayed for linked sizes
+#   search-valid   the same on validation code
+#   whole-heldout  the held-out packages as whole programs (link-packages.py)
+#                  under -Oz and the per-edge search: the whole-program
+#                  headroom
+#   search-train   the per-edge search on every --train-sample-th training
+#                  module: the labels BC-Max imitates
+#   bcmax          BC-Max (bcmax-train.py; baselines -Oz and the training
+#                  search), its chosen model judged once on held-out code
+#   ablation       BC-Max again without embeddings, with a random vocabulary
+#                  and with weight decay, each judged on held-out code
+# Each step writes its tables to W/results/<step>.md.
+#
+# Options:
+#   --budget N        compiles per module for the per-edge search (default 40)
+#   --train-sample K  every K-th training module (default 4)
+#   --jobs N          parallel compiles (default: the number of cores)
+#   --workers N, --scheduler ADDR
+#                     run the compiles on a Dask cluster (local with N
+#                     workers, or at ADDR; the paths shared by every worker)
+#
+#===------------------------------------------------------------------------===#
+
+set -euo pipefail
+RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$RECIPE_DIR/../.." && pwd)
+RECIPE_NAME=inline-experiments
+# shellcheck source=scripts/recipe-cli.sh
+. "$ROOT/scripts/recipe-cli.sh"
+PY=/usr/bin/python3
+CORPUS='' WORK='' BUDGET=40 TRAIN_SAMPLE=4 JOBS=$(nproc)
+STEPS=baselines,search-heldout,search-valid,whole-heldout,search-train,bcmax,ablation
+ENGINE=()
+while (($#)); do
+  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler" "$@"
+  shift "$NSHIFT"
+  case $OPT in
+  --corpus) CORPUS=$VAL ;;
+  --work) WORK=$VAL ;;
+  --steps) STEPS=$VAL ;;
+  --budget) BUDGET=$VAL ;;
+  --train-sample) TRAIN_SAMPLE=$VAL ;;
+  --jobs) JOBS=$VAL ;;
+  --workers | --scheduler) ENGINE=("$OPT" "$VAL") ;;
+  -h | --help) usage; exit 0 ;;
+  *) usage_error "unknown option '$OPT'" ;;
+  esac
+done
+[[ -n $CORPUS && -n $WORK ]] || usage_error "--corpus and --work are required"
+want_positive --budget "$BUDGET"
+want_positive --train-sample "$TRAIN_SAMPLE"
+want_positive --jobs "$JOBS"
+for S in inline-train inline-valid inline-heldout; do
+  [[ -s $CORPUS/$S/corpus_description.json ]] ||
+    die "$CORPUS/$S: no corpus (vocab/recipe/build-corpus.sh --splits inline-train,inline-valid,inline-heldout)"
+done
+CORPUS=$(realpath "$CORPUS")
+mkdir -p "$WORK/results"
+WORK=$(realpath "$WORK")
+TRAIN=$CORPUS/inline-train VALID=$CORPUS/inline-valid HELDOUT=$CORPUS/inline-heldout
+BASELINES=Oz,thr-100000,thr0,thr25,thr50,thr100,thr225
+
+collect() { "$RECIPE_DIR/collect-inline.sh" --jobs "$JOBS" "${ENGINE[@]}" "$@"; }
+summarize() { $PY "$RECIPE_DIR/summarize-inline.py" --packages --linked "$@"; }
+search() { # corpus out [options]
+  $PY "$RECIPE_DIR/inline-edge-search.py" --corpus "$1" --out "$2" \
+    --budget "$BUDGET" --jobs "$JOBS" "${ENGINE[@]}" "${@:3}"
+}
+result() { # step: stdin to W/results/<step>.md
+  local F=$WORK/results/$1.md
+  cat >"$F.tmp" && mv "$F.tmp" "$F"
+  log "wrote $F"
+}
+heldout_judge() { # name model [collect options]: the model once on held-out code
+  collect --corpus "$HELDOUT" --out "$WORK/heldout" --runs "$1=$2" "${@:3}"
+  summarize --data "$WORK/heldout" --baselines Oz --runs "$1"
+}
+
+step_baselines() {
+  local S
+  for S in valid heldout; do
+    local C=$VALID
+    [[ $S == heldout ]] && C=$HELDOUT
+    collect --corpus "$C" --out "$WORK/$S" --runs "$BASELINES"
+  done
+  {
+    echo "## Validation split"; echo
+    summarize --data "$WORK/valid" --baselines "$BASELINES"
+    echo; echo "## Held-out split"; echo
+    summarize --data "$WORK/heldout" --baselines "$BASELINES"
+  } | result baselines
+}
+
+step_search_split() { # valid|heldout
+  local S=$1 C=$VALID
+  [[ $S == heldout ]] && C=$HELDOUT
+  search "$C" "$WORK/search-$S" >"$WORK/search-$S.json"
+  collect --corpus "$C" --out "$WORK/$S" --runs "Oz,searched:$WORK/search-$S/decisions"
+  {
+    echo '```'; cat "$WORK/search-$S.json"; echo '```'; echo
+    summarize --data "$WORK/$S" --baselines "$BASELINES" --runs searched
+  } | result "search-$S"
+}
+
+step_whole_heldout() {
+  $PY "$RECIPE_DIR/link-packages.py" --corpus "$HELDOUT" --out "$WORK/whole-corpus"
+  search "$WORK/whole-corpus" "$WORK/search-whole" >"$WORK/search-whole.json"
+  collect --corpus "$WORK/whole-corpus" --out "$WORK/whole" \
+    --runs "Oz,searched:$WORK/search-whole/decisions"
+  {
+    echo '```'; cat "$WORK/search-whole.json"; echo '```'; echo
+    summarize --data "$WORK/whole" --baselines Oz --runs searched
+  } | result whole-heldout
+}
+
+step_search_train() {
+  search "$TRAIN" "$WORK/search-train" --sample "$TRAIN_SAMPLE" >"$WORK/search-train.json"
+  { echo '```'; cat "$WORK/search-train.json"; echo '```'; } | result search-train
+}
+
+bcmax() { # name [bcmax-train options] [-- fit options]
+  local N=$1
+  shift
+  $PY "$RECIPE_DIR/bcmax-train.py" --train-corpus "$TRAIN" --valid-corpus "$VALID" \
+    --out "$WORK/bcmax-$N" --sample "$TRAIN_SAMPLE" --jobs "$JOBS" "${ENGINE[@]}" \
+    --baselines "Oz,searched:$WORK/search-train/decisions" "$@" >/dev/null
+}
+
+step_bcmax() {
+  bcmax symbolic --embedding symbolic
+  local M
+  M=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$WORK/bcmax-symbolic/best.json")
+  {
+    echo '```'; cat "$WORK/bcmax-symbolic/progress.tsv"; echo '```'; echo
+    heldout_judge bcmax-symbolic "$M" --embedding symbolic
+  } | result bcmax
+}
+
+step_ablation() {
+  [[ -s $WORK/random-75d.json ]] ||
+    $PY "$ROOT/bench/gen_vocab.py" --tool "$ROOT/build/bin/llvm-ir2vec" --dim 75 --seed 10 \
+      -o "$WORK/random-75d.json"
+  bcmax none --embedding none -- --no-embeddings
+  bcmax random --embedding symbolic --vocab "$WORK/random-75d.json"
+  bcmax l2 --embedding symbolic -- --l2 0.01
+  local N M ARGS
+  {
+    for N in none random l2; do
+      M=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$WORK/bcmax-$N/best.json")
+      case $N in
+      none) ARGS=(--embedding none) ;;
+      random) ARGS=(--embedding symbolic --vocab "$WORK/random-75d.json") ;;
+      l2) ARGS=(--embedding symbolic) ;;
+      esac
+      echo "## $N"; echo; echo '```'; cat "$WORK/bcmax-$N/progress.tsv"; echo '```'; echo
+      heldout_judge "bcmax-$N" "$M" "${ARGS[@]}"
+      echo
+    done
+  } | result ablation
+}
+
+IFS=, read -ra STEP_LIST <<<"$STEPS"
+for S in "${STEP_LIST[@]}"; do
+  case $S in
+  baselines) step_baselines ;;
+  search-heldout) step_search_split heldout ;;
+  search-valid) step_search_split valid ;;
+  whole-heldout) step_whole_heldout ;;
+  search-train) step_search_train ;;
+  bcmax) step_bcmax ;;
+  ablation) step_ablation ;;
+  *) usage_error "unknown step '$S'" ;;
+  esac
+  log "step $S done"
+done
