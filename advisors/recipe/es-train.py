@@ -13,9 +13,18 @@ candidate judged by compiling the corpus's modules with it at -Oz.
 
   es-train.py --corpus C --out O --model WARM.json [--steps N]
               [--perturbations N] [--sigma X] [--step-size X] [--seed N]
-              [--relative-noise] [--sample K] [--jobs N]
+              [--relative-noise] [--residual] [--sample K] [--jobs N]
               [--scheduler ADDR | --workers N] [--clang C] [--plugin P]
               [--train irtk-train]
+
+--residual starts from exactly -Oz rather than from WARM's decisions: the
+start is WARM's network (its inputs, their normalisation and its layer
+sizes) with every weight and bias 0 but a path that passes the
+inlining_default feature through the first hidden unit to a logit of -2
+or +2 (O/residual.json): it decides as the stock heuristic until the
+perturbations move the other weights, so every step departs from -Oz
+where the reward says so (use absolute noise, not --relative-noise,
+which would leave the zero weights at zero).
 
 A candidate's reward is the mean over the modules of
 1 - (text + 0.01) / (text at -Oz + 0.01), .text bytes of the module's
@@ -87,6 +96,41 @@ def reward(text, oz):
     return 1 - (text + 0.01) / (oz + 0.01)
 
 
+def residual_model(warm):
+    """WARM's network deciding exactly as inlining_default: every weight
+    and bias 0 but unit 0 of each hidden layer, which carries the default
+    decision (0 or 1) forward, and the logit 4 * unit - 2."""
+    m = json.loads(json.dumps(warm))
+    names = [i["name"] for i in m["inputs"]]
+    if "inlining_default" not in names:
+        raise SystemExit("--residual: the model does not read inlining_default")
+    # The first layer's column of inlining_default, after normalisation.
+    col = 0
+    for i in m["inputs"][:names.index("inlining_default")]:
+        col += len(i["mean"])
+    d = m["inputs"][names.index("inlining_default")]
+    lo, hi = (0 - d["mean"][0]) / d["scale"][0], (1 - d["mean"][0]) / d["scale"][0]
+    layers = m["layers"]
+    if len(layers) < 2 or any(l["activation"] != "relu" for l in layers[:-1]):
+        raise SystemExit("--residual: the model needs relu hidden layers")
+    for li, layer in enumerate(layers):
+        layer["weights"] = [[0.0] * len(r) for r in layer["weights"]]
+        layer["bias"] = [0.0] * len(layer["bias"])
+        if li == 0:
+            # unit 0 = relu((x - lo) / (hi - lo)): 0 or 1.
+            layer["weights"][0][col] = 1.0 / (hi - lo)
+            layer["bias"][0] = -lo / (hi - lo)
+        elif li < len(layers) - 1:
+            layer["weights"][0][0] = 1.0
+        else:
+            layer["weights"][0][0] = 4.0
+            layer["bias"][0] = -2.0
+    m["output"].pop("default_margin", None)
+    m["training"] = {"tool": "es-train.py --residual",
+                     "from": warm.get("training", {})}
+    return m
+
+
 def train(argv, check=True):
     subprocess.run([TRAIN] + argv, check=check)
 
@@ -117,6 +161,8 @@ def main():
     p.add_argument("--step-size", type=float, default=0.5)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--relative-noise", action="store_true")
+    p.add_argument("--residual", action="store_true",
+                   help="start from exactly -Oz (see above)")
     p.add_argument("--clang", default="clang-22")
     p.add_argument("--train", help="the irtk-train to run (default: this "
                    "checkout's build/bin/irtk-train, else PATH's)")
@@ -129,6 +175,13 @@ def main():
     TRAIN = find_train(args.train)
     args.out = os.path.abspath(args.out)
     args.model = os.path.abspath(args.model)
+    warm = args.model
+    if args.residual:
+        with open(args.model) as f:
+            start = residual_model(json.load(f))
+        args.model = os.path.join(args.out, "residual.json")
+        if not os.path.exists(args.model):
+            recipelib.write_file(args.model, json.dumps(start))
     modules = recipelib.search_modules(args)
     if args.steps < 0:
         raise SystemExit("--steps must be 0 or more")
@@ -139,6 +192,7 @@ def main():
         "model": args.model, "perturbations": args.perturbations,
         "sigma": args.sigma, "step size": args.step_size,
         "seed": args.seed, "relative noise": args.relative_noise,
+        "residual from": warm if args.residual else None,
         "clang": args.clang, "modules": modules})
 
     with contextlib.ExitStack() as stack:
