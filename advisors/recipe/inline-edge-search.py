@@ -12,8 +12,11 @@ callee) for the smallest object file: the headroom above -Oz's heuristic.
 Every module of an MLGO corpus of pre-optimisation bitcode is compiled as a
 user's `clang-22 -Oz -c`, first as stock, then with decisions forced per
 edge (-irtk-inline-decisions: one decision for every call site from a caller
-to a callee; edges the file does not name decide as stock, including those
-that inlining exposes). The edges are those of the stock run's trace.
+to a callee; edges the file does not name decide as stock, as do those
+that inlining exposes). The search starts from stock's decisions with every
+edge of the stock run's trace forced (at the decision most of its call
+sites took), and edges that a kept step exposes are forced from then on as
+that step decided them, so that a move changes only what it names.
 
 The search, after Theodoridis, Grosser and Su (ASPLOS'22): the edges fall
 into clusters, the connected components of the graph whose nodes are the
@@ -24,7 +27,8 @@ together (inline it everywhere, or nowhere). Moves that touch different
 functions do not interact (nearly: inlining is not quite local), so one
 compile tries many at once and credits each move with the change of the
 per-function sizes of the functions it touches: its edges' callers, the
-callees it may delete, and every function the caller is inlined into. The
+callees it may delete with their other callers, the callees' own callees,
+and every function one of those is inlined into. The
 moves that save bytes are then applied together, largest saving first and
 one per function, and kept if the compile of them all is smaller (else only
 the best move is tried alone); then another round from there, up to
@@ -74,13 +78,15 @@ class Run:
 
     def __init__(self, base, text):
         self.text = text
-        self.sizes = {}
+        self.sizes, self.kept = {}, set()
         with open(base + ".funcs") as f:
             for line in f:
                 fields = line.split()
                 if len(fields) == 4 and fields[2] in FUNCTION_TYPES:
                     self.sizes[fields[3]] = \
                         self.sizes.get(fields[3], 0) + int(fields[1], 16)
+                    if fields[2] == "T":
+                        self.kept.add(fields[3])
         self.edges = collections.defaultdict(list)
         with open(base + ".trace") as f:
             for line in f:
@@ -186,14 +192,23 @@ def moves_of(run, current, exhaustive):
     def decided(e):
         return current.get(e, run.decision(e))
 
-    def touched(decisions):
+    def touched(new):
+        # Every edge of the run is forced, so a move changes only: its
+        # callers; the callee's callees, whose call sites inlining exposes
+        # to the caller and which the stock heuristic decides there by
+        # their bodies; and a callee that may be deleted (not a strong
+        # global definition: local, or linkonce like C++'s inline
+        # functions) when the move inlines it at all of its call sites or
+        # did before, with its callers (the last call's bonus). Then every
+        # function one of those is inlined into.
         fs = set()
-        # The callee's other callers: the stock heuristic at their call
-        # sites weighs whether the callee stays (the last call's bonus).
-        # The callee's callees: inlining it exposes their call sites to the
-        # caller, where the heuristic weighs their bodies.
-        for a, b in decisions:
-            fs |= {a, b} | callers_of[b] | callees_of[b]
+        for a, b in new:
+            fs |= {a} | callees_of[b]
+            if b not in run.kept:
+                into_b = [(x, b) for x in callers_of[b]]
+                if all(new.get(e, decided(e)) for e in into_b) or \
+                        all(decided(e) for e in into_b):
+                    fs |= {b} | callers_of[b]
         for f in list(fs):
             fs |= into.get(f, set())
         return fs
@@ -258,14 +273,24 @@ def search(args, module):
     stock = compile_run(args, module, "stock", {})
     if stock is None:
         return None
-    best, current = stock, {}
-    compiles, whole = 0, 0
-    for rnd in range(args.rounds):
+    # The search starts from stock's decisions, every edge forced (each
+    # edge at the decision most of its call sites took), so that what a
+    # move does not name stays as it was.
+    current = {e: stock.decision(e) for e in stock.edges}
+    best = compile_run(args, module, "forced", current) \
+        if args.budget > 0 else None
+    compiles, whole = min(args.budget, 1), 0
+    for rnd in range(args.rounds if best else 0):
+        # Edges that inlining exposed in the last kept run are forced from
+        # now on, as that run decided them.
+        for e in best.edges:
+            current.setdefault(e, best.decision(e))
         moves, w = moves_of(best, current, args.exhaustive)
         whole = max(whole, w)
         gains = []
         for i, group in enumerate(batches(moves)):
-            if compiles >= args.budget:
+            # One compile stays for trying the gains together.
+            if compiles >= args.budget - 1:
                 break
             run = compile_run(args, module, f"r{rnd}-b{i}",
                               applied(current, group))
@@ -274,7 +299,7 @@ def search(args, module):
                 continue
             gains += [(credit(run, best, m), k, m)
                       for k, m in enumerate(group) if credit(run, best, m) < 0]
-        if not gains or compiles >= args.budget:
+        if not gains:
             break
         gains.sort(key=lambda g: (g[0], g[1]))
         taken, used = [], set()
@@ -294,6 +319,8 @@ def search(args, module):
                 break
         if not kept:
             break
+    if best is None or stock.text <= best.text:
+        return stock, stock, {}, compiles, len(stock.edges), whole
     return stock, best, current, compiles, len(stock.edges), whole
 
 
@@ -326,7 +353,7 @@ def main():
         # further from the same records.
         results = recipelib.search_all(args, search, params={
             "corpus": args.corpus, "exhaustive": args.exhaustive,
-            "clang": args.clang},
+            "clang": args.clang, "start": "stock, every edge forced"},
             packages=args.packages.split(","), client=client)
 
     rows = []
