@@ -650,6 +650,123 @@ jobs_muparser() {
 # Debian's header forces TIXML_USE_STL, which makes tinystr.cpp empty: skip it.
 # xmltest.cpp is the upstream test program.
 jobs_tinyxml() { srcs -x tinystr.cpp "$1" | add_jobs -I"$1" -DTIXML_USE_STL; }
+# Individual sources rather than the gtest-all.cc/gmock-all.cc amalgamations; the *_all_test.cc
+# files just #include the other tests. The gmock action/matcher/function-mocker tests are skipped:
+# each gives 4-11 MB of bitcode. death-test_ex_test needs the macro CMake passes (=1 variant).
+jobs_googletest() {
+  local T=$1/googletest M=$1/googlemock
+  local F=(-std=c++17 -I"$T/include" -I"$T" -I"$M/include" -I"$M" -pthread)
+  srcs -x '*-all.cc' -x '*_all_test.cc' -x 'gmock-actions_test.cc' -x 'gmock-more-actions_test.cc' \
+    -x 'gmock-function-mocker_test.cc' -x 'gmock-matchers-*_test.cc' -x '*death-test_ex_test.cc' \
+    "$T/src" "$M/src" "$T/samples" "$T/test" "$M/test" | add_jobs "${F[@]}"
+  echo "$T/test/googletest-death-test_ex_test.cc" | add_jobs "${F[@]}" -DGTEST_ENABLE_CATCH_EXCEPTIONS_=1
+}
+# -DHAVE_* stand in for CMake's feature checks. *_gtest.cc need GoogleTest; cxx03_test must be C++03.
+jobs_benchmark() {
+  local F=(-I"$1/include" -I"$1/src" -DBENCHMARK_STATIC_DEFINE -DHAVE_STD_REGEX -DHAVE_STEADY_CLOCK
+    -DHAVE_PTHREAD_AFFINITY -D_GNU_SOURCE=1 -pthread)
+  srcs -x '*_gtest.cc' -x 'cxx03_test.cc' "$1/src" "$1/test" | add_jobs -std=c++17 "${F[@]}"
+  echo "$1/test/cxx03_test.cc" | add_jobs -std=c++03 "${F[@]}"
+}
+# Debian's +ds source drops the bundled fmt, so use fmtlib's headers (SPDLOG_FMT_EXTERNAL); src/fmt.cpp
+# only builds the bundled fmt. Generated shims: fmt/locale.h (gone in fmt 9, used by bench.cpp) and
+# catch2/catch.hpp (Debian patches the tests to the system Catch2; point it at tests/catch.hpp).
+# Skipped: test_systemd (needs libsystemd headers), test_eventlog (Windows),
+# bench/formatter-bench and bench/latency (need Google Benchmark).
+jobs_spdlog() {
+  local FMT G=$GEN/spdlog; FMT=$(srcdir fmtlib)/
+  mkdir -p "$G/fmt" "$G/catch2"
+  echo '#include <fmt/format.h>' >"$G/fmt/locale.h"
+  echo "#include \"$1/tests/catch.hpp\"" >"$G/catch2/catch.hpp"
+  srcs -x fmt.cpp -x test_systemd.cpp -x test_eventlog.cpp -x formatter-bench.cpp -x latency.cpp \
+    "$1/src" "$1/example" "$1/tests" "$1/bench" |
+    add_jobs -std=c++17 -I"$1/include" -I"${FMT}include" -I"$G" -DSPDLOG_COMPILED_LIB \
+      -DSPDLOG_FMT_EXTERNAL -pthread
+}
+# src/inline.sh turns browse.py into build/browse_py.h (as CMake does). -iquote keeps src/getopt.h
+# (Windows replacement) from shadowing <getopt.h>. Skipped: *-win32.cc, getopt.c and
+# includes_normalize_test.cc (Windows only), *.in.cc (re2c inputs of lexer.cc/depfile_parser.cc).
+jobs_ninja_build() {
+  mkdir -p "$GEN/ninja-build/build"
+  sh "$1/src/inline.sh" kBrowsePy <"$1/src/browse.py" >"$GEN/ninja-build/build/browse_py.h"
+  srcs -x '*-win32.cc' -x '*.in.cc' -x getopt.c -x includes_normalize_test.cc "$1/src" |
+    add_jobs -std=c++17 -iquote "$1/src" -I"$GEN/ninja-build" -DNINJA_HAVE_BROWSE \
+      -DNINJA_PYTHON='"python"' -DUSE_PPOLL -D__STDC_FORMAT_MACROS
+}
+# Brotli headers come from the brotli source tree. Skipped: the two *_fuzzer*.cc files.
+jobs_woff2() {
+  local BR; BR=$(srcdir brotli)/
+  srcs -x '*_fuzzer*' "$1/src" | add_jobs -std=c++11 -I"$1/include" -I"${BR}c/include"
+}
+# Header-only. The +ds source drops Catch2, so the tests use catch.hpp from the catch2 source tree.
+# Skipped: examples/json.cpp (nlohmann/json), BoostOptionTypeTest (Boost), WindowsTest (Windows),
+# OptionTypeTest (4.3 MB of bitcode), tests/mesonTest (meson packaging check).
+jobs_cli11() {
+  local C2; C2=$(srcdir catch2)/
+  srcs -x json.cpp "$1/examples" "$1/examples/subcom_in_files" | add_jobs -std=c++17 -I"$1/include"
+  srcs -x BoostOptionTypeTest.cpp -x WindowsTest.cpp -x OptionTypeTest.cpp "$1/tests" |
+    add_jobs -std=c++17 -I"$1/include" -I"$1/tests" -I"${C2}single_include"
+}
+# Header-only: only the examples. test/unittest and test/perftest need GoogleTest (thirdparty/gtest
+# is an empty submodule). Clang >= 19 rejects Debian's GenericStringRef::operator= (assigns a const
+# member), so the headers are copied to $GEN with that operator reduced to a declaration.
+jobs_rapidjson() {
+  local G=$GEN/rapidjson
+  rm -rf "$G"; mkdir -p "$G"; cp -r "$1/include" "$G/"
+  sed -i 's/\(GenericStringRef& operator=(const GenericStringRef& rhs)\) {.*}$/\1;/' \
+    "$G/include/rapidjson/document.h"
+  srcs -r "$1/example" | add_jobs -std=c++17 -I"$G/include"
+}
+# The library as the separate include/**.cpp units (SelfTest build), the self-tests, the examples
+# (single header) and ExtraTests, each with the define its CMake target sets. Skipped:
+# CompileTimePerfTests (re-#include the UsageTests 10-100 times), X90 (Windows header test),
+# X20 (4.2 MB of bitcode; every CATCH_CONFIG_MAIN file holds the whole single-header implementation).
+jobs_catch2() {
+  local S=-I"$1/single_include" X=$1/projects/ExtraTests
+  srcs -r -xp '*/CompileTimePerfTests/*' "$1/include" "$1/projects/SelfTest" |
+    add_jobs -std=c++17 -I"$1/include"
+  srcs "$1/src" "$1/examples" | add_jobs -std=c++17 "$S" -I"$1/include"
+  echo "$X/X01-PrefixedMacros.cpp" | add_jobs -std=c++17 "$S" -DCATCH_CONFIG_PREFIX_ALL
+  echo "$X/X02-DisabledMacros.cpp" | add_jobs -std=c++17 "$S" -DCATCH_CONFIG_DISABLE
+  printf "%s\n" "$X"/X0[34]-*.cpp | add_jobs -std=c++17 "$S" -fno-exceptions
+  echo "$X/X10-FallbackStringifier.cpp" |
+    add_jobs -std=c++17 "$S" -DCATCH_CONFIG_FALLBACK_STRINGIFIER=fallbackStringifier
+  echo "$X/X11-DisableStringification.cpp" |
+    add_jobs -std=c++17 "$S" -DCATCH_CONFIG_DISABLE_STRINGIFICATION
+  echo "$X/X12-CustomDebugBreakMacro.cpp" | add_jobs -std=c++17 "$S"
+}
+# Header-only: glm/detail/glm.cpp (explicit instantiations) plus the tests. Skipped: four stale tests
+# not in any CMakeLists.txt whose headers no longer exist (gtc/user_defined_type, gtx/random, gtx/simd_*).
+jobs_glm() {
+  srcs "$1/glm/detail" | add_jobs -std=c++17 -I"$1"
+  srcs -r -x gtc_user_defined_types.cpp -x gtx_random.cpp -x 'gtx_simd_*.cpp' "$1/test" |
+    add_jobs -std=c++17 -I"$1"
+}
+# The gflags/*.h headers come from src/*.h.in as Bazel's genrules make them (namespace gflags, plus the
+# gflags_google.h alias header CMake adds); GFLAGS_BAZEL_BUILD and the -DHAVE_* replace defines.h.
+# Skipped: windows_port.cc, test/nc (negative-compilation test).
+jobs_gflags() {
+  local G=$GEN/gflags/gflags S=$1/src
+  mkdir -p "$G"
+  sed -e 's/@GFLAGS_NAMESPACE@/gflags/g' -e 's/@GFLAGS_INTTYPES_FORMAT_C99@/1/' \
+    -e 's/@HAVE_\(STDINT\|SYS_TYPES\|INTTYPES\)_H@/1/' -e 's/@[A-Z0-9_]*@/0/g' \
+    "$S/gflags_declare.h.in" >"$G/gflags_declare.h"
+  sed -e 's/@ns@/google/g' -e 's/@NS@/GOOGLE/g' "$S/gflags_ns.h.in" >"$G/gflags_google.h"
+  sed -e 's/@GFLAGS_ATTRIBUTE_UNUSED@//' -e 's|@INCLUDE_GFLAGS_NS_H@|#include "gflags/gflags_google.h"|' \
+    "$S/gflags.h.in" >"$G/gflags.h"
+  sed -e 's/@GFLAGS_NAMESPACE@/gflags/g' "$S/gflags_completions.h.in" >"$G/gflags_completions.h"
+  srcs -x windows_port.cc "$S" "$1/test" "$1/test/config" |
+    add_jobs -std=c++17 -I"$GEN/gflags" -I"$S" -DGFLAGS_BAZEL_BUILD -DGFLAGS_IS_A_DLL=0 \
+      -DGFLAGS_INTTYPES_FORMAT_C99 -DHAVE_STDINT_H -DHAVE_SYS_TYPES_H -DHAVE_INTTYPES_H \
+      -DHAVE_SYS_STAT_H -DHAVE_STRTOLL -DHAVE_STRTOQ -DHAVE_RWLOCK -DHAVE_UNISTD_H \
+      -DHAVE_FNMATCH_H -DHAVE_PTHREAD -pthread
+}
+# sqlite3.h from the bundled sqlite3/ dir; the sqlite3.c amalgamation itself is skipped (another
+# project, and far over 4 MB of bitcode). tests/ need GoogleTest (googletest/ is an empty submodule).
+jobs_sqlitecpp() {
+  srcs "$1/src" "$1/examples/example1" "$1/examples/example2/src" |
+    add_jobs -std=c++17 -I"$1/include" -I"$1/sqlite3" -DSQLITE_ENABLE_COLUMN_METADATA
+}
 
 # --- 1. Work directory and package list ---------------------------------------------
 mkdir -p "$WORK"
