@@ -523,6 +523,11 @@ jobs_zopfli() {
 }
 # one.c just #includes the js*.c/utf*.c/regexp.c files, which are compiled individually instead.
 jobs_mujs() { srcs -x one.c "$1" | add_jobs -std=c99 -I"$1"; }
+# libqhull, libqhull_r, libqhullcpp and the programs/examples. qhulltest and libqhullcpp/qt-qhull.cpp
+# need Qt; libqhullcpp/usermem_r-cpp.cpp is not part of any Qhull build (and lacks <stdarg.h>).
+jobs_qhull() {
+  srcs -r -xp '*/qhulltest/*' -x 'qt-qhull.cpp' -x 'usermem_r-cpp.cpp' "$1/src" | add_jobs -I"$1/src"
+}
 
 # -- C++ -------------------------------------------------------------------------------
 jobs_libjsoncpp() {
@@ -766,6 +771,80 @@ jobs_gflags() {
 jobs_sqlitecpp() {
   srcs "$1/src" "$1/examples/example1" "$1/examples/example2/src" |
     add_jobs -std=c++17 -I"$1/include" -I"$1/sqlite3" -DSQLITE_ENABLE_COLUMN_METADATA
+}
+# Library sources only: tests, benchmarks, mocks and test helpers need GoogleTest/benchmark.
+# randen_hwaes.cc is the AES-NI variant built with -maes -msse4.1.
+jobs_abseil() {
+  srcs -r -x '*test*' -x '*bench*' -x '*mock*' -x 'randen_hwaes.cc' "$1/absl" |
+    add_jobs -std=c++17 -I"$1"
+}
+# lib, cli and the bundled externals; test/ uses cppcheck's own fixture framework (no GoogleTest).
+# cppcheckexecutorseh.cpp is the Windows SEH handler.
+jobs_cppcheck() {
+  local I=(-std=c++11 -I"$1/lib" -I"$1/cli" -I"$1/externals" -I"$1/externals/simplecpp"
+    -I"$1/externals/tinyxml2" -I"$1/externals/picojson")
+  srcs -x 'cppcheckexecutorseh.cpp' "$1/lib" "$1/cli" "$1/externals/simplecpp" \
+    "$1/externals/tinyxml2" "$1/test" | add_jobs "${I[@]}"
+}
+# libprotobuf(-lite), libprotoc and protoc's main.cc; tests, test utilities, mocks and
+# testing/ need GoogleTest. No zlib (gzip_stream.cc builds its stub).
+jobs_protobuf() {
+  srcs -r -x '*_unittest.cc' -x '*_test.cc' -x '*test_util*' -x '*test_helper*' -x 'mock_*' \
+    -x 'test_plugin.cc' -x 'unittest.cc' -x 'reflection_tester.cc' -xp '*/testing/*' \
+    "$1/src/google/protobuf" | add_jobs -std=c++17 -I"$1/src" -DHAVE_PTHREAD=1
+}
+# The docs example programs (all 207) against the amalgamated header; *.c++20.cpp need C++20.
+# The unit tests under tests/src are left out to stay within the cap.
+jobs_nlohmann_json3() {
+  srcs -x '*.c++20.cpp' "$1/docs/examples" | add_jobs -std=c++17 -I"$1/single_include"
+  srcs "$1/docs/examples" | grep '\.c++20\.cpp$' | add_jobs -std=c++20 -I"$1/single_include"
+}
+# Library + flatc (src/, grpc/src/compiler generators), the C++ tests and samples, and raw_bench.
+# Excluded: *.grpc.fb.cc and grpc/tests (need gRPC), include_build_test.cc (needs a flatc-generated
+# header), fb_bench.cpp (its checked-in bench_generated.h is from an older flatc and static_asserts),
+# tests/fuzzer (libFuzzer), benchmark_main.cpp (google benchmark).
+jobs_flatbuffers() {
+  srcs -x 'include_build_test.cc' -x '*.grpc.fb.cc' "$1/src" "$1/grpc/src/compiler" \
+    "$1/tests" "$1/tests/cpp17" "$1/samples" "$1/benchmarks/cpp/raw" |
+    add_jobs -std=c++17 -I"$1/include" -I"$1/grpc" -I"$1" -I"$1/tests" -I"$1/samples"
+}
+# libfst, libfstscript, the fst* programs, the extensions (compact, far, pdt, mpdt, linear, ...)
+# and weight_test; config.h ships in src/include/fst. Two header bugs clang rejects even in
+# uninstantiated templates get fixed copies in $GEN: FstImpl::operator= (fst.h) assigns a raw pointer
+# to a unique_ptr, and VectorHashBiTable's copy ctor (bi-table.h) reads a nonexistent table.s_.
+# Excluded for > 4 MB of bitcode (mass template instantiation over all arc types): lib/fst-types.cc,
+# script/{compose,determinize,disambiguate,epsnormalize,intersect,minimize,push,randequivalent}.cc,
+# farscript.cc, pdtscript.cc, algo_test.cc (17 MB), fst_test.cc.
+# extensions/python is Cython output needing Python.h.
+prep_openfst() {
+  mkdir -p "$GEN/openfst/fst"
+  sed -E 's/^( *)([io]symbols_) = (impl\.[io]symbols_ \? .*->Copy\(\) : nullptr);/\1\2.reset(\3);/' \
+    "$1/src/include/fst/fst.h" >"$GEN/openfst/fst/fst.h"
+  sed 's/selector_(table\.s_)/selector_(table.selector_)/' \
+    "$1/src/include/fst/bi-table.h" >"$GEN/openfst/fst/bi-table.h"
+}
+jobs_openfst() {
+  local f x; x=(-x fst-types.cc -x farscript.cc -x pdtscript.cc -x algo_test.cc -x fst_test.cc)
+  for f in compose determinize disambiguate epsnormalize intersect minimize push randequivalent; do
+    x+=(-xp "*/src/script/$f.cc")
+  done
+  srcs -r "${x[@]}" -xp '*/extensions/python/*' "$1/src" |
+    add_jobs -std=c++17 -I"$GEN/openfst" -I"$1/src/include" -I"$1/src/script"
+}
+# libtag, the C binding and the examples; tests need CppUnit. $GEN/taglib holds config.h
+# (CMake's, without zlib) and taglib_config.h, plus utf8/checked.h forwarding to the bundled
+# 3rdparty/utf8-cpp (the Debian patch switched the include to the system libutf8cpp).
+prep_taglib() {
+  mkdir -p "$GEN/taglib/utf8"
+  printf '#define %s 1\n' HAVE_GCC_BYTESWAP HAVE_GCC_ATOMIC HAVE_VSNPRINTF >"$GEN/taglib/config.h"
+  printf '#define %s 1\n' TAGLIB_WITH_ASF TAGLIB_WITH_MP4 >"$GEN/taglib/taglib_config.h"
+  printf '#include "%s/3rdparty/utf8-cpp/checked.h"\n' "$1" >"$GEN/taglib/utf8/checked.h"
+}
+jobs_taglib() {
+  local d I=(-std=c++17 -DHAVE_CONFIG_H -I"$GEN/taglib")
+  for d in $(find "$1/taglib" -type d | sort); do I+=(-I"$d"); done
+  srcs -r -x '*.c' "$1/taglib" "$1/bindings/c" "$1/examples" | add_jobs "${I[@]}"
+  srcs "$1/examples" | grep '\.c$' | add_jobs -I"$1/bindings/c"
 }
 
 # --- 1. Work directory and package list ---------------------------------------------
