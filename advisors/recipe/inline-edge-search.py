@@ -359,6 +359,9 @@ def main():
     rows = []
     for m, r in sorted(results.items()):
         if not r:
+            print(f"{m}: the stock compile failed; not searched (its record: "
+                  f"{os.path.join(args.out, 'runs', m, 'stock.status')})",
+                  file=sys.stderr)
             continue
         stock, best, current, compiles, edges, whole = r
         recipelib.write_file(os.path.join(args.out, "decisions", m + ".txt"),
