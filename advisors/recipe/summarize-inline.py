@@ -58,7 +58,10 @@ def linked(data, name, objects):
             old = f.read().split()
         if len(old) == 2 and old[0] == key:
             return int(old[1])
-    text = recipelib.linked_text(objects, path + ".scratch")
+    try:
+        text = recipelib.linked_text(objects, path + ".scratch")
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
     recipelib.write_file(path, f"{key} {text}\n")
     return text
 
@@ -110,7 +113,10 @@ def main():
         if missing:
             sys.exit(f"{missing[0]}: no object ({len(missing)} missing; "
                      "collected before collect-inline.sh kept objects?)")
-        links = linked_table(a.data, table, allruns, oracles)
+        try:
+            links = linked_table(a.data, table, allruns, oracles)
+        except ValueError as e:
+            sys.exit(f"summarize-inline.py: {e}")
         loz = sum(r["Oz"] for r in links.values())
 
     def linked_cells(name):
