@@ -34,6 +34,16 @@ one per function, and kept if the compile of them all is smaller (else only
 the best move is tried alone); then another round from there, up to
 --rounds rounds and --budget compiles per module besides stock.
 
+--linked minimises, per module, what the package's link keeps of it
+rather than its .text: its .text less the C++ inline functions (COMDAT
+groups) that the stock object of another module of the same package also
+carries, since the link keeps one copy of those whatever this module does
+(the other modules are taken at stock; their counts go to
+OUT/shared/<package>.json after every module's stock compile). Without it,
+a C++ module is rewarded for dropping its copy of an inline function by
+inlining it everywhere, which the link undoes: the per-module search keeps
+about a third of its C++ gain after linking (docs/InlineTraining.md).
+
 Writes, in OUT:
 
   decisions/<module>.txt  the best run's -irtk-inline-decisions file (its
@@ -41,7 +51,9 @@ Writes, in OUT:
                           `collect-inline.sh --runs NAME:OUT/decisions`
                           compiles and logs the searched runs again;
   outcomes.tsv            module, edges, clusters searched exhaustively,
-                          compiles, .text of stock and of the best run.
+                          compiles, .text of stock and of the best run, and
+                          the objective of both (with --linked, the .text
+                          less the shared inline functions; else the .text).
 
 Resumable: every compile is recorded under OUT/runs/ (recipelib); a rerun
 replays the search from the records and compiles only what is missing. The
@@ -52,6 +64,7 @@ compiles as tasks on a Dask cluster (one task per module).
 
 Usage: inline-edge-search.py --corpus DIR --out DIR [--sample K]
            [--packages P,...] [--budget 60] [--rounds 4] [--exhaustive 3]
+           [--linked]
            [--jobs N | --workers N | --scheduler ADDR] [--plugin SO]
            [--clang CLANG]
 """
@@ -59,6 +72,7 @@ Usage: inline-edge-search.py --corpus DIR --out DIR [--sample K]
 import argparse
 import collections
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -78,7 +92,7 @@ class Run:
 
     def __init__(self, base, text):
         self.text = text
-        self.sizes, self.kept = {}, set()
+        self.sizes, self.kept, self.comdat = {}, set(), set()
         with open(base + ".funcs") as f:
             for line in f:
                 fields = line.split()
@@ -87,11 +101,20 @@ class Run:
                         self.sizes.get(fields[3], 0) + int(fields[1], 16)
                     if fields[2] == "T":
                         self.kept.add(fields[3])
+                    elif fields[2] == "W":
+                        self.comdat.add(fields[3])
         self.edges = collections.defaultdict(list)
         with open(base + ".trace") as f:
             for line in f:
                 _, caller, callee, taken = line.rstrip("\n").split("\t")
                 self.edges[(caller, callee)].append(int(taken))
+
+    def objective(self, shared):
+        """What the search minimises: .text, less the functions of
+        `shared` (C++ inline functions that another object of the package
+        carries too, so that the link keeps that copy whatever this module
+        does)."""
+        return self.text - sum(self.sizes[f] for f in self.comdat & shared)
 
     def decision(self, edge):
         """The edge's decision in this run: the majority of its call sites'
@@ -261,18 +284,25 @@ def applied(decisions, moves):
     return out
 
 
-def credit(run, base, move):
-    """The change of the sizes of the functions a move touches."""
+def credit(run, base, move, shared):
+    """The change of the sizes of the functions a move touches (but those
+    of `shared`, which the link keeps from another object)."""
     return sum(run.sizes.get(f, 0) - base.sizes.get(f, 0)
-               for f in move.touched)
+               for f in move.touched - shared)
 
 
 def search(args, module):
     """(stock, best Run, its decisions, compiles, edges, exhaustive
-    clusters) of one module; None if its stock compile failed."""
+    clusters, the objective of stock and of best) of one module; None if
+    its stock compile failed."""
     stock = compile_run(args, module, "stock", {})
     if stock is None:
         return None
+    shared = shared_of(args, module, stock)
+
+    def obj(run):
+        return run.objective(shared)
+
     # The search starts from stock's decisions, every edge forced (each
     # edge at the decision most of its call sites took), so that what a
     # move does not name stays as it was.
@@ -297,8 +327,8 @@ def search(args, module):
             compiles += 1
             if run is None:
                 continue
-            gains += [(credit(run, best, m), k, m)
-                      for k, m in enumerate(group) if credit(run, best, m) < 0]
+            gains += [(c, k, m) for k, m in enumerate(group)
+                      for c in [credit(run, best, m, shared)] if c < 0]
         if not gains:
             break
         gains.sort(key=lambda g: (g[0], g[1]))
@@ -314,14 +344,49 @@ def search(args, module):
             trial = applied(current, chosen)
             run = compile_run(args, module, f"r{rnd}-{name}", trial)
             compiles += 1
-            if run is not None and run.text < best.text:
+            if run is not None and obj(run) < obj(best):
                 best, current, kept = run, trial, True
                 break
         if not kept:
             break
-    if best is None or stock.text <= best.text:
-        return stock, stock, {}, compiles, len(stock.edges), whole
-    return stock, best, current, compiles, len(stock.edges), whole
+    if best is None or obj(stock) <= obj(best):
+        best, current = stock, {}
+    return (stock, best, current, compiles, len(stock.edges), whole,
+            obj(stock), obj(best))
+
+
+def stock_task(args, module):
+    run = compile_run(args, module, "stock", {})
+    return sorted(run.comdat) if run else None
+
+
+def count_shared(args, params, client):
+    """Compiles every module as stock, then writes, per package,
+    OUT/shared/<package>.json: how many of its modules' stock objects carry
+    each C++ inline function (COMDAT, llvm-nm's W)."""
+    mods = recipelib.search_modules(args, packages=args.packages.split(","))
+    comdat = recipelib.map_resumable(
+        functools.partial(stock_task, args), mods, args.out, params,
+        args.jobs, client)
+    count = collections.defaultdict(collections.Counter)
+    for m, fs in comdat.items():
+        count[os.path.dirname(m)].update(fs or ())
+    for pkg, c in count.items():
+        recipelib.write_file(os.path.join(args.out, "shared", pkg + ".json"),
+                             json.dumps(dict(sorted(c.items()))))
+
+
+def shared_of(args, module, stock):
+    """The C++ inline functions that the stock object of another module of
+    the package carries: the link keeps one of those copies whatever this
+    module does. Empty without --linked."""
+    if not args.linked:
+        return frozenset()
+    path = os.path.join(args.out, "shared", os.path.dirname(module) + ".json")
+    with open(path) as f:
+        count = json.load(f)
+    return frozenset(f for f, c in count.items()
+                     if c - (f in stock.comdat) >= 1)
 
 
 def main():
@@ -333,6 +398,8 @@ def main():
     p.add_argument("--budget", type=int, default=60)
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--exhaustive", type=int, default=3)
+    p.add_argument("--linked", action="store_true",
+                   help="minimise what the package's link keeps (see above)")
     p.add_argument("--scheduler", help="a Dask scheduler's address")
     p.add_argument("--workers", type=int,
                    help="run the modules on a local Dask cluster of this "
@@ -351,10 +418,14 @@ def main():
                 args.scheduler, args.workers or os.cpu_count() or 1))
         # --budget and --rounds are not parameters: more only searches
         # further from the same records.
-        results = recipelib.search_all(args, search, params={
-            "corpus": args.corpus, "exhaustive": args.exhaustive,
-            "clang": args.clang, "start": "stock, every edge forced"},
-            packages=args.packages.split(","), client=client)
+        params = {"corpus": args.corpus, "exhaustive": args.exhaustive,
+                  "clang": args.clang, "start": "stock, every edge forced",
+                  "objective": "linked" if args.linked else "module"}
+        if args.linked:
+            count_shared(args, params, client)
+        results = recipelib.search_all(
+            args, search, params=params, packages=args.packages.split(","),
+            client=client)
 
     rows = []
     for m, r in sorted(results.items()):
@@ -363,21 +434,26 @@ def main():
                   f"{os.path.join(args.out, 'runs', m, 'stock.status')})",
                   file=sys.stderr)
             continue
-        stock, best, current, compiles, edges, whole = r
+        stock, best, current, compiles, edges, whole, ostock, obest = r
         recipelib.write_file(os.path.join(args.out, "decisions", m + ".txt"),
                              decisions_text(current))
-        rows.append((m, edges, whole, compiles, stock.text, best.text))
+        rows.append((m, edges, whole, compiles, stock.text, best.text,
+                     ostock, obest))
     recipelib.write_file(os.path.join(args.out, "outcomes.tsv"), "".join(
         "\t".join(map(str, r)) + "\n" for r in
         [("module", "edges", "exhaustive clusters", "compiles", "stock",
-          "searched")] + rows))
+          "searched", "objective stock", "objective searched")] + rows))
     stock = sum(r[4] for r in rows)
     best = sum(r[5] for r in rows)
-    print(json.dumps({
+    summary = {
         "modules": len(rows), "failed": len(results) - len(rows),
         "compiles": sum(r[3] for r in rows),
         "text stock": stock, "text searched": best,
-        "change": f"{100 * (best / stock - 1):+.3f}%" if stock else "n/a"}))
+        "change": f"{100 * (best / stock - 1):+.3f}%" if stock else "n/a"}
+    if args.linked:
+        summary["objective stock"] = sum(r[6] for r in rows)
+        summary["objective searched"] = sum(r[7] for r in rows)
+    print(json.dumps(summary))
     return 0
 
 
