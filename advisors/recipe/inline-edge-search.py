@@ -361,10 +361,17 @@ def stock_task(args, module):
 
 
 def count_shared(args, params, client):
-    """Compiles every module as stock, then writes, per package,
-    OUT/shared/<package>.json: how many of its modules' stock objects carry
-    each C++ inline function (COMDAT, llvm-nm's W)."""
-    mods = recipelib.search_modules(args, packages=args.packages.split(","))
+    """Compiles as stock every module of the packages searched (all of
+    them, whatever --sample keeps: every object of a package can carry a
+    copy), then writes, per package, OUT/shared/<package>.json: how many of
+    its modules' stock objects carry each C++ inline function (COMDAT,
+    llvm-nm's W)."""
+    searched = recipelib.search_modules(args,
+                                        packages=args.packages.split(","))
+    if not searched:
+        return
+    mods = recipelib.corpus_modules(
+        args.corpus, packages=sorted({m.split("/")[1] for m in searched}))
     comdat = recipelib.map_resumable(
         functools.partial(stock_task, args), mods, args.out, params,
         args.jobs, client)
