@@ -240,40 +240,27 @@ def moves_of(run, current, exhaustive):
         new = {e: d for e, d in new.items() if decided(e) != d}
         return Move(new, touched(new)) if new else None
 
-    out, whole = [], 0
+    # The new decisions of each move; those equal to the current ones are
+    # dropped by move().
+    tries, whole = [], 0
     for cluster in clusters(run.edges):
         if len(cluster) <= exhaustive:
             whole += 1
-            for bits in itertools.product((0, 1), repeat=len(cluster)):
-                m = move(dict(zip(cluster, bits)))
-                if m:
-                    out.append(m)
+            tries += [dict(zip(cluster, bits)) for bits in
+                      itertools.product((0, 1), repeat=len(cluster))]
             continue
-        for e in cluster:
-            out.append(move({e: 1 - decided(e)}))
+        tries += [{e: 1 - decided(e)} for e in cluster]
         for callee in sorted({b for _, b in cluster}):
             into_callee = [(a, callee) for a in sorted(callers_of[callee])]
             if len(into_callee) > 1:
-                for d in (0, 1):
-                    m = move({e: d for e in into_callee})
-                    if m:
-                        out.append(m)
-    return [m for m in out if m], whole
+                tries += [{e: d for e in into_callee} for d in (0, 1)]
+    return [m for m in map(move, tries) if m], whole
 
 
 def batches(moves):
     """The moves in groups of disjoint touched functions, first fit in
     order: each group is one compile."""
-    groups = []
-    for m in moves:
-        for g in groups:
-            if not (g[1] & m.touched):
-                g[0].append(m)
-                g[1].update(m.touched)
-                break
-        else:
-            groups.append(([m], set(m.touched)))
-    return [g[0] for g in groups]
+    return recipelib.disjoint_groups((m, m.touched) for m in moves)
 
 
 def applied(decisions, moves):

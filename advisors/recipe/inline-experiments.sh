@@ -86,6 +86,9 @@ WORK=$(realpath "$WORK")
 TRAIN=$CORPUS/inline-train VALID=$CORPUS/inline-valid HELDOUT=$CORPUS/inline-heldout
 BASELINES=Oz,thr-100000,thr0,thr25,thr50,thr100,thr225
 
+split_corpus() { # valid|heldout
+  if [[ $1 == heldout ]]; then echo "$HELDOUT"; else echo "$VALID"; fi
+}
 collect() { "$RECIPE_DIR/collect-inline.sh" --jobs "$JOBS" "${ENGINE[@]}" "$@"; }
 summarize() { $PY "$RECIPE_DIR/summarize-inline.py" --packages --linked "$@"; }
 search() { # corpus out [options]
@@ -105,9 +108,7 @@ heldout_judge() { # name model [collect options]: the model once on held-out cod
 step_baselines() {
   local S
   for S in valid heldout; do
-    local C=$VALID
-    [[ $S == heldout ]] && C=$HELDOUT
-    collect --corpus "$C" --out "$WORK/$S" --runs "$BASELINES"
+    collect --corpus "$(split_corpus "$S")" --out "$WORK/$S" --runs "$BASELINES"
   done
   {
     echo "## Validation split"; echo
@@ -118,8 +119,8 @@ step_baselines() {
 }
 
 step_search_split() { # valid|heldout
-  local S=$1 C=$VALID
-  [[ $S == heldout ]] && C=$HELDOUT
+  local S=$1 C
+  C=$(split_corpus "$1")
   search "$C" "$WORK/search-$S" >"$WORK/search-$S.json"
   collect --corpus "$C" --out "$WORK/$S" --runs "Oz,searched:$WORK/search-$S/decisions"
   {

@@ -52,6 +52,11 @@ def strong_symbols(bc):
     return syms
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def parts(corpus, modules):
     """[(package dir, [modules])]: each package's modules in parts without
     two strong definitions of a symbol."""
@@ -60,17 +65,9 @@ def parts(corpus, modules):
         by_pkg[os.path.dirname(m)].append(m)
     out = []
     for pkg, mods in sorted(by_pkg.items()):
-        groups = []  # (modules, symbols)
-        for m in sorted(mods):
-            syms = strong_symbols(os.path.join(corpus, m + ".bc"))
-            for g in groups:
-                if not (g[1] & syms):
-                    g[0].append(m)
-                    g[1].update(syms)
-                    break
-            else:
-                groups.append(([m], set(syms)))
-        out += [(pkg, g[0]) for g in groups]
+        out += [(pkg, g) for g in recipelib.disjoint_groups(
+            (m, strong_symbols(os.path.join(corpus, m + ".bc")))
+            for m in sorted(mods))]
     return out
 
 
@@ -93,7 +90,7 @@ def main():
         lst = os.path.join(args.out, name + ".txt")
         want = "".join(m + "\n" for m in group)
         if not (os.path.exists(bc) and os.path.exists(lst)
-                and open(lst).read() == want):
+                and read_text(lst) == want):
             for path in (bc, lst):
                 if os.path.exists(path):
                     os.remove(path)

@@ -31,6 +31,11 @@ It offers:
         Bytes of the .text* sections of objects linked together as one
         relocatable object (`ld -r`): what a link keeps of them.
 
+  Grouping
+    disjoint_groups(items)
+        (item, set) pairs packed first fit into groups whose sets do not
+        meet.
+
   Atomic records
     write_file(path, data)
         Written whole under a temporary name and renamed, or not at all.
@@ -244,6 +249,23 @@ def linked_text(objects, scratch):
     finally:
         if os.path.exists(out):
             os.remove(out)
+
+
+# --- Grouping ------------------------------------------------------------------
+
+def disjoint_groups(items):
+    """[[item]]: the (item, set) pairs in order, each in the first group
+    whose items' sets it does not meet, else in a new group."""
+    groups = []  # (items, the union of their sets)
+    for item, keys in items:
+        for g in groups:
+            if not (g[1] & keys):
+                g[0].append(item)
+                g[1].update(keys)
+                break
+        else:
+            groups.append(([item], set(keys)))
+    return [g[0] for g in groups]
 
 
 # --- Atomic records ----------------------------------------------------------
