@@ -22,8 +22,9 @@ that clashes. O/<level>/<package>/whole-<k>.bc is part k, O/.../
 whole-<k>.txt lists its modules, and O/corpus_description.json lists the
 parts. `clang-22 -Oz -c whole-<k>.bc` finishes one as a user's
 `clang-22 -Oz` of the part's files with link-time optimisation would.
-A rerun rebuilds only the parts whose module lists changed. A part that
-fails to link is left out with a warning naming it.
+A rerun rebuilds only the parts whose module lists changed. A module
+llvm-nm cannot read, and a part that fails to link, are left out with a
+warning naming them; the other parts are made.
 """
 
 import argparse
@@ -41,9 +42,16 @@ STRONG = set("TDBRS")
 
 
 def strong_symbols(bc):
+    """The strong definitions of a module, or None (with a warning naming
+    it) when llvm-nm cannot read it."""
     out = subprocess.run(
         [os.path.join(recipelib.LLVM_BIN, "llvm-nm"), "--defined-only",
-         "--extern-only", bc], capture_output=True, text=True, check=True)
+         "--extern-only", bc], capture_output=True, text=True)
+    if out.returncode != 0:
+        first = (out.stderr.strip().splitlines() or ["failed"])[0]
+        print(f"warning: {bc}: not a module llvm-nm reads, left out: {first}",
+              file=sys.stderr)
+        return None
     syms = set()
     for line in out.stdout.splitlines():
         f = line.split()
@@ -65,9 +73,10 @@ def parts(corpus, modules):
         by_pkg[os.path.dirname(m)].append(m)
     out = []
     for pkg, mods in sorted(by_pkg.items()):
+        syms = {m: strong_symbols(os.path.join(corpus, m + ".bc"))
+                for m in sorted(mods)}
         out += [(pkg, g) for g in recipelib.disjoint_groups(
-            (m, strong_symbols(os.path.join(corpus, m + ".bc")))
-            for m in sorted(mods))]
+            (m, s) for m, s in syms.items() if s is not None)]
     return out
 
 
