@@ -16,7 +16,8 @@ and the previous rounds' policies.
                  --baselines Oz,searched:DIR,... [--rounds 3]
                  [--margins 0,1,2] [--sample K] [--jobs N]
                  [--workers N | --scheduler ADDR] [--plugin SO]
-                 [--embedding KIND] [--vocab FILE] [-- FIT-OPTIONS...]
+                 [--embedding KIND] [--vocab FILE] [--shared DIR]
+                 [-- FIT-OPTIONS...]
 
 --baselines are runs of collect-inline.sh (Oz, thr<N>, NAME:DIR for a
 search's per-edge decisions, NAME@DIR for per-caller teachers); Oz must be
@@ -26,7 +27,11 @@ one. Round k:
      baseline once, and under the policies of the earlier rounds
      (collect-inline.sh into O/train: each run's .text, object and log).
   2. Per module, the run with the smallest .text (ties: the earliest in the
-     order baselines, then rounds) is the teacher; its log (every decision
+     order baselines, then rounds) is the teacher; with --shared DIR, the
+     smallest linked objective instead: the .text less the C++ inline
+     functions that the link keeps from another object of the package
+     (DIR/<package>.json, an inline-edge-search.py --linked search's
+     counts); its log (every decision
      it took, with the features of its own states) is a training example
      list, O/rounds/<k>/fit.txt.
   3. One model per default margin (--margins; the logit must pass it to
@@ -112,6 +117,36 @@ def linked_total(data, runs):
     return {r: sum(p[r] for p in links.values()) for r in runs}
 
 
+def linked_objectives(args, table):
+    """`table` ({module: {run: .text}}) with each run's linked objective in
+    place of its .text: less the C++ inline functions that another object
+    of the package carries at stock (--shared DIR/<package>.json, counted
+    by inline-edge-search.py --linked), which the link keeps whatever this
+    module does."""
+    counts, out = {}, {}
+    for m, runs in table.items():
+        pkg = os.path.dirname(m)
+        if pkg not in counts:
+            path = os.path.join(args.shared, pkg + ".json")
+            try:
+                with open(path) as f:
+                    counts[pkg] = json.load(f)
+            except (OSError, ValueError) as e:
+                raise SystemExit(f"{path}: cannot read the shared inline "
+                                 f"functions: {e}")
+
+        def functions(run):
+            return recipelib.object_functions(
+                os.path.join(args.out, "train", run, m + ".o"))
+        stock = functions("Oz")
+        shared = recipelib.shared_inline(
+            counts[pkg], {f for f, (_, t) in stock.items() if t == "W"})
+        out[m] = {r: recipelib.linked_objective(
+            text, stock if r == "Oz" else functions(r), shared)
+            for r, text in runs.items()}
+    return out
+
+
 def do_round(args, k, teachers):
     """Round k with the teacher runs so far; returns its progress row."""
     rdir = os.path.join(args.out, "rounds", str(k))
@@ -121,6 +156,8 @@ def do_round(args, k, teachers):
     table = recipelib.collected_text(os.path.join(args.out, "train"), names)
     if not table:
         raise SystemExit("no training module compiled by every run")
+    if args.shared:
+        table = linked_objectives(args, table)
     lines, best_total, chosen = [], 0, {}
     for m in sorted(table):
         best = min(names, key=lambda r: (table[m][r], names.index(r)))
@@ -175,6 +212,10 @@ def main():
     p.add_argument("--embedding", default="symbolic",
                    choices=["none", "symbolic", "flow-aware"])
     p.add_argument("--vocab")
+    p.add_argument("--shared", help="the teachers are chosen by what the "
+                   "package's link keeps: the inline functions shared at "
+                   "stock (a search's OUT/shared, inline-edge-search.py "
+                   "--linked)")
     p.add_argument("--train", default=TRAIN,
                    help="the irtk-train to run (default: this checkout's)")
     p.add_argument("fit", nargs=argparse.REMAINDER,
@@ -193,13 +234,14 @@ def main():
         p.error("--rounds must not be negative, --sample and --jobs positive")
     for a in ("out", "train_corpus", "valid_corpus", "plugin"):
         setattr(args, a, os.path.abspath(getattr(args, a)))
-    if args.vocab:
-        args.vocab = os.path.abspath(args.vocab)
+    for a in ("vocab", "shared"):
+        if getattr(args, a):
+            setattr(args, a, os.path.abspath(getattr(args, a)))
     recipelib.check_parameters(args.out, {
         "train corpus": args.train_corpus, "valid corpus": args.valid_corpus,
         "baselines": baselines, "margins": args.margins,
         "sample": args.sample, "embedding": args.embedding,
-        "vocab": args.vocab, "fit": args.fit})
+        "vocab": args.vocab, "fit": args.fit, "shared": args.shared})
 
     rows = []
     teachers = list(baselines)

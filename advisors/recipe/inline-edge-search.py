@@ -82,27 +82,17 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recipelib  # noqa: E402
 
-# Symbol types of functions in llvm-nm's output: local, global, weak.
-FUNCTION_TYPES = ("t", "T", "W")
-
-
 class Run:
     """A recorded compile: .text bytes, per-function sizes and the trace's
     edges with their decisions."""
 
     def __init__(self, base, text):
         self.text = text
-        self.sizes, self.kept, self.comdat = {}, set(), set()
         with open(base + ".funcs") as f:
-            for line in f:
-                fields = line.split()
-                if len(fields) == 4 and fields[2] in FUNCTION_TYPES:
-                    self.sizes[fields[3]] = \
-                        self.sizes.get(fields[3], 0) + int(fields[1], 16)
-                    if fields[2] == "T":
-                        self.kept.add(fields[3])
-                    elif fields[2] == "W":
-                        self.comdat.add(fields[3])
+            self.functions = recipelib.nm_functions(f)
+        self.sizes = {f: size for f, (size, _) in self.functions.items()}
+        self.kept = {f for f, (_, t) in self.functions.items() if t == "T"}
+        self.comdat = {f for f, (_, t) in self.functions.items() if t == "W"}
         self.edges = collections.defaultdict(list)
         with open(base + ".trace") as f:
             for line in f:
@@ -114,7 +104,7 @@ class Run:
         `shared` (C++ inline functions that another object of the package
         carries too, so that the link keeps that copy whatever this module
         does)."""
-        return self.text - sum(self.sizes[f] for f in self.comdat & shared)
+        return recipelib.linked_objective(self.text, self.functions, shared)
 
     def decision(self, edge):
         """The edge's decision in this run: the majority of its call sites'
@@ -378,9 +368,7 @@ def shared_of(args, module, stock):
         return frozenset()
     path = os.path.join(args.out, "shared", os.path.dirname(module) + ".json")
     with open(path) as f:
-        count = json.load(f)
-    return frozenset(f for f, c in count.items()
-                     if c - (f in stock.comdat) >= 1)
+        return recipelib.shared_inline(json.load(f), stock.comdat)
 
 
 def main():

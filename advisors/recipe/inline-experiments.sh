@@ -30,9 +30,11 @@
 #                  under -Oz and the per-edge search: the whole-program
 #                  headroom
 #   search-train   the per-edge search on every --train-sample-th training
-#                  module: the labels BC-Max imitates
+#                  module, minimising what each package's link keeps
+#                  (--linked): the labels BC-Max imitates
 #   bcmax          BC-Max (bcmax-train.py; baselines -Oz and the training
-#                  search), its chosen model judged once on held-out code
+#                  search, teachers chosen by what the link keeps), its
+#                  chosen model judged once on held-out code
 #   ablation       BC-Max again without embeddings, with a random vocabulary
 #                  and with weight decay, each judged on held-out code
 # Each step writes its tables to W/results/<step>.md.
@@ -141,7 +143,8 @@ step_whole_heldout() {
 }
 
 step_search_train() {
-  search "$TRAIN" "$WORK/search-train" --sample "$TRAIN_SAMPLE" >"$WORK/search-train.json"
+  search "$TRAIN" "$WORK/search-train" --sample "$TRAIN_SAMPLE" --linked \
+    >"$WORK/search-train.json"
   { echo '```'; cat "$WORK/search-train.json"; echo '```'; } | result search-train
 }
 
@@ -150,7 +153,8 @@ bcmax() { # name [bcmax-train options] [-- fit options]
   shift
   $PY "$RECIPE_DIR/bcmax-train.py" --train-corpus "$TRAIN" --valid-corpus "$VALID" \
     --out "$WORK/bcmax-$N" --sample "$TRAIN_SAMPLE" --jobs "$JOBS" "${ENGINE[@]}" \
-    --baselines "Oz,searched:$WORK/search-train/decisions" "$@" >/dev/null
+    --baselines "Oz,searched:$WORK/search-train/decisions" \
+    --shared "$WORK/search-train/shared" "$@" >/dev/null
 }
 
 step_bcmax() {

@@ -226,6 +226,48 @@ def text_size(obj):
                if len(f) >= 2 and f[0].startswith(".text"))
 
 
+# Symbol types of functions in llvm-nm's output: local, global, weak (C++
+# inline functions and template instances, in COMDAT groups).
+FUNCTION_TYPES = ("t", "T", "W")
+
+
+def nm_functions(lines):
+    """{function: (bytes, type)} of the lines of `llvm-nm -S --defined-only`
+    (a name defined twice, local functions of one name: their bytes added)."""
+    out = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in FUNCTION_TYPES:
+            size, _ = out.get(fields[3], (0, None))
+            out[fields[3]] = (size + int(fields[1], 16), fields[2])
+    return out
+
+
+def object_functions(obj):
+    """nm_functions of an object file."""
+    out = subprocess.run(
+        [os.path.join(LLVM_BIN, "llvm-nm"), "-S", "--defined-only", obj],
+        capture_output=True, text=True, check=True).stdout
+    return nm_functions(out.splitlines())
+
+
+def shared_inline(counts, stock_comdat):
+    """The C++ inline functions that another object of the package carries
+    at stock, so that its link keeps a copy whatever this module does:
+    `counts` is {function: how many of the package's stock objects carry
+    it}, `stock_comdat` this module's stock object's."""
+    return frozenset(f for f, c in counts.items()
+                     if c - (f in stock_comdat) >= 1)
+
+
+def linked_objective(text, functions, shared):
+    """What one module adds to its package's link: its .text less the
+    functions of `shared` it carries as COMDAT (`functions` as
+    nm_functions gives)."""
+    return text - sum(size for f, (size, kind) in functions.items()
+                      if kind == "W" and f in shared)
+
+
 def linked_text(objects, scratch):
     """Bytes of the .text* sections of `objects` linked together into one
     relocatable object (GNU `ld -r`, at scratch + ".o", removed after): the
