@@ -14,7 +14,7 @@ and the previous rounds' policies.
 
   bcmax-train.py --train-corpus T --valid-corpus V --out O
                  --baselines Oz,searched:DIR,... [--rounds 3]
-                 [--margins 0,1,2] [--sample K] [--jobs N]
+                 [--margins 0,1,2,4] [--sample K] [--jobs N]
                  [--workers N | --scheduler ADDR] [--plugin SO]
                  [--embedding KIND] [--vocab FILE] [--shared DIR]
                  [-- FIT-OPTIONS...]
@@ -202,7 +202,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--baselines", required=True)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--margins", default="0,1,2")
+    p.add_argument("--margins", default="0,1,2,4")
     p.add_argument("--sample", type=int, default=1)
     p.add_argument("--jobs", type=int, default=os.cpu_count())
     p.add_argument("--workers", type=int)
@@ -241,7 +241,9 @@ def main():
         "train corpus": args.train_corpus, "valid corpus": args.valid_corpus,
         "baselines": baselines, "margins": args.margins,
         "sample": args.sample, "embedding": args.embedding,
-        "vocab": args.vocab, "fit": args.fit, "shared": args.shared})
+        "vocab": args.vocab, "fit": args.fit,
+        # Only with --shared: the records of earlier runs stay valid.
+        **({"shared": args.shared} if args.shared else {})})
 
     rows = []
     teachers = list(baselines)

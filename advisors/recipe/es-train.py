@@ -13,7 +13,8 @@ candidate judged by compiling the corpus's modules with it at -Oz.
 
   es-train.py --corpus C --out O --model WARM.json [--steps N]
               [--perturbations N] [--sigma X] [--step-size X] [--seed N]
-              [--relative-noise] [--residual] [--sample K] [--jobs N]
+              [--relative-noise] [--residual] [--shared DIR]
+              [--sample K] [--jobs N]
               [--scheduler ADDR | --workers N] [--clang C] [--plugin P]
               [--train irtk-train]
 
@@ -28,7 +29,10 @@ which would leave the zero weights at zero).
 
 A candidate's reward is the mean over the modules of
 1 - (text + 0.01) / (text at -Oz + 0.01), .text bytes of the module's
-object (a compile that fails scores -1). Every compile is recorded
+object (a compile that fails scores -1). With --shared DIR, text is what
+the package's link keeps of the module: its .text less the C++ inline
+functions that another object of the package carries at stock (counted in
+DIR/<package>.json by inline-edge-search.py --linked). Every compile is recorded
 (recipelib.compile_recorded) and the state is one checkpoint written after
 each step, so a run killed anywhere continues where it stopped, to the same
 result, and a rerun with other parameters is refused. The compiles of a
@@ -59,9 +63,15 @@ import recipelib
 TRAIN = os.path.join(recipelib.ROOT, "build", "bin", "irtk-train")
 
 
-def compile_text(args, base, model, module):
+def compile_text(args, base, model, module, shared=None, funcs=False):
     """.text bytes of `module` compiled at -Oz, with `model` deciding the
-    inlining (None: stock), recorded under `base`; None if it failed."""
+    inlining (None: stock), recorded under `base`; None if it failed. With
+    `shared` (a function of the module's stock functions, see
+    module_shared), the linked objective instead: the .text less the C++
+    inline functions that another object of the package carries. `funcs`
+    keeps the object's functions (llvm-nm -S) as base.funcs."""
+    nm = os.path.join(recipelib.LLVM_BIN, "llvm-nm")
+
     def command(tmp):
         argv = [args.clang, "-Oz", "-c",
                 os.path.join(args.corpus, module + ".bc"), "-o", tmp[".o"]]
@@ -69,25 +79,63 @@ def compile_text(args, base, model, module):
             argv += ["-fpass-plugin=" + args.plugin,
                      "-mllvm", "-irtk-inline-policy=model",
                      "-mllvm", "-irtk-inline-model=" + model]
+        if funcs:
+            return ["sh", "-c", 'nm=$0 o=$1 f=$2; shift 2; '
+                    '"$@" && "$nm" -S --defined-only "$o" > "$f"',
+                    nm, tmp[".o"], tmp[".funcs"]] + argv
         return argv
 
+    def measure(tmp):
+        text = recipelib.text_size(tmp[".o"])
+        if shared is None:
+            return text
+        if funcs:
+            with open(tmp[".funcs"]) as f:
+                functions = recipelib.nm_functions(f)
+        else:
+            functions = recipelib.object_functions(tmp[".o"])
+        return recipelib.linked_objective(text, functions, shared(functions))
+
     done = recipelib.compile_recorded(
-        base, command, scratch=(".o",),
-        measure=lambda tmp: recipelib.text_size(tmp[".o"]))
+        base, command, products=(".funcs",) if funcs else (),
+        scratch=(".o",), measure=measure)
     return done.value if done.ok else None
 
 
+def module_shared(args, module):
+    """None without --shared; else a function of the stock object's
+    functions: the C++ inline functions that another object of the package
+    carries at stock (DIR/<package>.json, counted by inline-edge-search.py
+    --linked), which its link keeps whatever this module does."""
+    if not args.shared:
+        return None
+    path = os.path.join(args.shared, os.path.dirname(module) + ".json")
+    with open(path) as f:
+        counts = json.load(f)
+
+    def shared(stock):
+        return recipelib.shared_inline(
+            counts, {f for f, (_, t) in stock.items() if t == "W"})
+    return shared
+
+
 def oz_task(args, module):
+    shared = module_shared(args, module)
     return compile_text(args, os.path.join(args.out, "runs", "oz", module),
-                        None, module)
+                        None, module, shared, funcs=shared is not None)
 
 
 def candidate_task(args, step, item):
     c, module = item
+    shared = module_shared(args, module)
+    if shared:
+        with open(os.path.join(args.out, "runs", "oz", module + ".funcs")) as f:
+            stock = shared(recipelib.nm_functions(f))
+        shared = lambda _: stock  # noqa: E731
     return compile_text(
         args, os.path.join(args.out, "runs", str(step), str(c), module),
         os.path.join(args.out, "steps", str(step), f"candidate-{c}.json"),
-        module)
+        module, shared)
 
 
 def reward(text, oz):
@@ -163,6 +211,9 @@ def main():
     p.add_argument("--relative-noise", action="store_true")
     p.add_argument("--residual", action="store_true",
                    help="start from exactly -Oz (see above)")
+    p.add_argument("--shared", help="reward what the package's link keeps: "
+                   "the inline functions shared at stock (a search's "
+                   "OUT/shared, inline-edge-search.py --linked)")
     p.add_argument("--clang", default="clang-22")
     p.add_argument("--train", help="the irtk-train to run (default: this "
                    "checkout's build/bin/irtk-train, else PATH's)")
@@ -175,6 +226,8 @@ def main():
     TRAIN = find_train(args.train)
     args.out = os.path.abspath(args.out)
     args.model = os.path.abspath(args.model)
+    if args.shared:
+        args.shared = os.path.abspath(args.shared)
     warm = args.model
     if args.residual:
         with open(args.model) as f:
@@ -193,7 +246,9 @@ def main():
         "sigma": args.sigma, "step size": args.step_size,
         "seed": args.seed, "relative noise": args.relative_noise,
         "residual from": warm if args.residual else None,
-        "clang": args.clang, "modules": modules})
+        "clang": args.clang, "modules": modules,
+        # Only with --shared: the records of earlier runs stay valid.
+        **({"shared": args.shared} if args.shared else {})})
 
     with contextlib.ExitStack() as stack:
         client = None

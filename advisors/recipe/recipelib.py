@@ -30,6 +30,13 @@ It offers:
     linked_text(objects, scratch)
         Bytes of the .text* sections of objects linked together as one
         relocatable object (`ld -r`): what a link keeps of them.
+    nm_functions(lines), object_functions(obj)
+        {function: (bytes, llvm-nm type)} of llvm-nm -S output, of an
+        object.
+    shared_inline(counts, stock_comdat), linked_objective(text, fns, shared)
+        The C++ inline functions another object of the package carries at
+        stock, and one module's .text less those it carries: what one
+        module adds to its package's link, the --linked objective.
 
   Grouping
     disjoint_groups(items)
