@@ -135,7 +135,7 @@ std::optional<EntityId> lookupEntity(JSONSectionKind S, StringRef Key) {
 }
 
 Expected<vocab::Vocabulary> loadVocabulary(StringRef Path, const Weights &W) {
-  return vocab::Vocabulary::loadFromFile(Path, irLayout(), W.sections());
+  return vocab::Vocabulary::load(Path, irLayout(), W.sections());
 }
 
 std::string defaultVocabularyPath(StringRef BinaryPath) {

@@ -97,7 +97,7 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
 
 Expected<vocab::Vocabulary>
 loadVocabulary(StringRef Path, const TargetLayout &L, const Weights &W) {
-  return vocab::Vocabulary::loadFromFile(Path, L.layout(), W.sections());
+  return vocab::Vocabulary::load(Path, L.layout(), W.sections());
 }
 
 } // namespace irtk::mir2vec

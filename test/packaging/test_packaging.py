@@ -105,7 +105,9 @@ class CMakePackage(Temp):
                   "include/irtk/support/Version.h",
                   "lib/libirtkIR2Vec.a", "lib/cmake/irtk/irtkConfig.cmake",
                   "lib/cmake/irtk/irtkConfigVersion.cmake",
-                  "share/irtk/vocab/ir2vec-75d.json"):
+                  "share/irtk/vocab/ir2vec-75d.json",
+                  "share/irtk/vocab/ir2vec-75d.json.bin",
+                  "share/irtk/vocab/mir2vec-x86-64-75d.json.bin"):
             self.assertTrue(os.path.exists(os.path.join(prefix, f)), f)
         example = os.path.join(self.tmp, "example")
         run(["cmake", "-S", os.path.join(SOURCE, "examples", "cmake-consumer"),
@@ -306,6 +308,8 @@ class DebianPackage(Temp):
                   "./usr/bin/irtk-similarity", "./usr/bin/irtk-train",
                   "./usr/lib/IRTKPlugin.so",
                   "./usr/share/irtk/vocab/ir2vec-75d.json",
+                  "./usr/share/irtk/vocab/ir2vec-75d.json.bin",
+                  "./usr/share/irtk/vocab/mir2vec-x86-64-75d.json.bin",
                   f"./usr/lib/python{PYTHON_VERSION}/dist-packages/ir2vec/__init__.py",
                   "./usr/share/man/man1/llvm-ir2vec.1",
                   "./usr/share/man/man1/irtk-vocab.1",
@@ -323,6 +327,7 @@ class DebianPackage(Temp):
         self.assertEqual(
             cliFunctionVectors(os.path.join(usr, "bin", "llvm-ir2vec")),
             cliFunctionVectors(os.path.join(BUILD, "bin", "llvm-ir2vec")))
+        # validate also checks the binary form beside the JSON: made from it.
         out = run([os.path.join(usr, "bin", "irtk-vocab"), "validate",
                    "--strict", os.path.join(usr, "share/irtk/vocab/ir2vec-75d.json")])
         self.assertIn("ir2vec-75d.json", out)

@@ -60,7 +60,9 @@ static const char *const Usage =
     "                  [--progress=auto|always|never]\n"
     "       irtk-vocab convert <legacy.txt|legacy.json|-> -o <vocab.json> "
     "[--strict]\n"
-    "validate, stats, diff and train take --mode=mir [--mtriple=T] for a\n"
+    "       irtk-vocab pack <vocab.json> [-o <vocab.json.bin>]\n"
+    "validate, stats, diff, train and pack take --mode=mir [--mtriple=T] for "
+    "a\n"
     "machine IR vocabulary of target T (default: the host's), as\n"
     "`llvm-ir2vec --mode=mir` reads it and writes its triplets\n\n"
     "validate  load each vocabulary with LLVM 22's rules and report problems\n"
@@ -74,9 +76,13 @@ static const char *const Usage =
     "train     learn a vocabulary with TransE from `llvm-ir2vec triplets`\n"
     "          output (ours or upstream's) or OpenKE's train2id.txt; writes\n"
     "          all 110 entities in upstream's JSON format (defaults: dim 75,\n"
-    "          100 epochs, lr 0.5, margin 1, batch 1024, L1, seed 1)\n";
+    "          100 epochs, lr 0.5, margin 1, batch 1024, L1, seed 1)\n"
+    "pack      write the binary form of a vocabulary (default: beside it, as\n"
+    "          <vocab.json>.bin), which compilers and llvm-ir2vec then read\n"
+    "          instead of parsing the JSON; it records the JSON's hash and\n"
+    "          the layout, and is refused once either changes\n";
 
-enum class CommandKind { Validate, Stats, Diff, Train, Convert };
+enum class CommandKind { Validate, Stats, Diff, Train, Convert, Pack };
 
 struct VocabOptions {
   CommandKind Command = CommandKind::Validate;
@@ -131,10 +137,17 @@ struct LayoutChoice {
   const Layout &layout() const {
     return Target ? *Target->layout() : *irLayout();
   }
+  std::shared_ptr<const Layout> layoutPtr() const {
+    return Target ? Target->layout() : irLayout();
+  }
+  /// The JSON file itself, not its binary form: what validate, stats and
+  /// diff report on is the source of truth.
   Expected<Vocabulary> load(const std::string &File) const {
     if (Target)
-      return irtk::mir2vec::loadVocabulary(File, *Target);
-    return irtk::ir2vec::loadVocabulary(File);
+      return Vocabulary::loadFromFile(File, layoutPtr(),
+                                      irtk::mir2vec::Weights().sections());
+    return Vocabulary::loadFromFile(File, layoutPtr(),
+                                    irtk::ir2vec::Weights().sections());
   }
 };
 
@@ -169,6 +182,12 @@ static Error runValidate(const LayoutChoice &C,
         continue;
       }
     }
+    // The binary form beside it, if any, must be this file's.
+    if (F != "-" && sys::fs::exists(Vocabulary::binaryPath(F)))
+      if (Expected<Vocabulary> B = Vocabulary::load(F, C.layoutPtr()); !B) {
+        Report(B.takeError());
+        continue;
+      }
     outs() << Name << ": OK, dimension " << V->dimension() << ", "
            << (V->size() - V->missingEntities().size()) << "/" << V->size()
            << " entities\n";
@@ -371,6 +390,33 @@ static Error runConvert(const std::string &File, const std::string &Output,
   return Error::success();
 }
 
+/// Writes the binary form of \p File, read without weights, to \p Output
+/// (default: beside it), atomically.
+static Error runPack(const LayoutChoice &C, const std::string &File,
+                     std::string Output, bool Quiet) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
+      File, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return inputError(File +
+                      ": cannot read vocabulary: " + Buf.getError().message());
+  Expected<Vocabulary> V =
+      Vocabulary::loadFromBuffer((*Buf)->getBuffer(), File, C.layoutPtr());
+  if (!V)
+    return V.takeError();
+  if (Output.empty())
+    Output = Vocabulary::binaryPath(File);
+  if (Error E = irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
+        V->writeBinary((*Buf)->getBuffer(), OS);
+        return Error::success();
+      }))
+    return E;
+  if (!Quiet)
+    errs() << File << ": packed " << (V->size() - V->missingEntities().size())
+           << "/" << V->size() << " entities of dimension " << V->dimension()
+           << " into " << Output << "\n";
+  return Error::success();
+}
+
 static ParseResult parseCommandLine(int Argc, char **Argv) {
   auto UsageError = [](const std::string &Msg) {
     return ParseResult::usageError(Msg);
@@ -383,7 +429,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
                {"stats", CommandKind::Stats},
                {"diff", CommandKind::Diff},
                {"train", CommandKind::Train},
-               {"convert", CommandKind::Convert}},
+               {"convert", CommandKind::Convert},
+               {"pack", CommandKind::Pack}},
               O.Command))
     return *R;
 
@@ -399,7 +446,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "Require all entities (validate), every key mapped (convert)")
     ("help,h", "Display usage")
     ("output,o", po::value<std::string>(&O.Output),
-     "Output vocabulary (train, convert)")
+     "Output vocabulary (train, convert, pack)")
     ("dim", po::value<std::string>(&Dim), "Dimension (train)")
     ("epochs", po::value<std::string>(&Epochs), "Epochs (train)")
     ("lr", po::value<double>(&Train.LearningRate), "Learning rate (train)")
@@ -416,7 +463,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "train: write only the entities the triplets name (the others load as "
      "zero vectors)")
     ("quiet,q", po::bool_switch(&O.Quiet),
-     "No progress or summary lines (train, convert)")
+     "No progress or summary lines (train, convert, pack)")
     ("progress", po::value<std::string>(&Progress),
      "train: status line on standard error: auto (in place on a terminal, "
      "else a line a second; the default), always or never")
@@ -484,6 +531,13 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     if (O.Output.empty())
       return UsageError("convert needs -o <vocab.json>");
     return ParseResult::run(std::move(O));
+  case CommandKind::Pack:
+    if (O.Strict)
+      return UsageError("--strict applies to validate and convert only");
+    if (Files.size() != 1 || Files.front() == "-")
+      return UsageError("pack takes exactly one vocabulary file (not "
+                        "standard input: its binary form sits beside it)");
+    return ParseResult::run(std::move(O));
   case CommandKind::Validate:
   case CommandKind::Diff:
   case CommandKind::Stats:
@@ -518,6 +572,8 @@ static Error run(const VocabOptions &O) {
                     O.TrainedOnly);
   case CommandKind::Convert:
     return runConvert(O.Files.front(), O.Output, O.Strict, O.Quiet);
+  case CommandKind::Pack:
+    return runPack(*C, O.Files.front(), O.Output, O.Quiet);
   }
   llvm_unreachable("unknown command");
 }

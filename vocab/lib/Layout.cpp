@@ -8,6 +8,9 @@
 
 #include "irtk/vocab/Layout.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/xxhash.h"
+
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
@@ -54,6 +57,19 @@ std::optional<EntityId> Layout::lookup(unsigned Section, StringRef Key) const {
   if (It == M.end())
     return std::nullopt;
   return It->second;
+}
+
+uint64_t Layout::checksum() const {
+  std::string Key = Description;
+  Key += '\0';
+  for (const SectionInfo &S : Sections)
+    (Key += S.Key) += '\0';
+  for (EntityId Id = 0; Id < size(); ++Id) {
+    Key += static_cast<char>('0' + entitySection(Id));
+    (Key += Entities[Id].Key) += '\0';
+  }
+  return xxh3_64bits(ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(Key.data()), Key.size()));
 }
 
 std::optional<float> parseWeight(StringRef Text) {

@@ -127,7 +127,8 @@ struct Weights {
   vocab::SectionWeights sections() const { return {Opcode, Type, Argument}; }
 };
 
-/// Loads the IR vocabulary at \p Path ("-": standard input) with \p W.
+/// Loads the IR vocabulary at \p Path ("-": standard input) with \p W, from
+/// its binary form when one is beside it (vocab::Vocabulary::load).
 llvm::Expected<vocab::Vocabulary> loadVocabulary(llvm::StringRef Path,
                                                  const Weights &W = {});
 

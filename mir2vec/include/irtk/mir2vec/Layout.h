@@ -148,7 +148,8 @@ struct Weights {
   }
 };
 
-/// Loads the MIR vocabulary at \p Path for layout \p L with \p W.
+/// Loads the MIR vocabulary at \p Path for layout \p L with \p W, from its
+/// binary form when one is beside it (vocab::Vocabulary::load).
 llvm::Expected<vocab::Vocabulary> loadVocabulary(llvm::StringRef Path,
                                                  const TargetLayout &L,
                                                  const Weights &W = {});

@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -85,6 +86,12 @@ public:
 
   /// The entity with key \p Key in section \p Section.
   std::optional<EntityId> lookup(unsigned Section, llvm::StringRef Key) const;
+
+  /// A hash of what identifies the layout: its description, its sections
+  /// and each entity's section and key, in id order. A vocabulary's binary
+  /// form records it, so that it is never read with another layout (another
+  /// target's, or another LLVM's opcodes).
+  uint64_t checksum() const;
 
 private:
   struct SectionInfo {

@@ -41,6 +41,32 @@ public:
   loadFromFile(llvm::StringRef Path, std::shared_ptr<const Layout> L,
                const SectionWeights &W = {});
 
+  /// Loads \p Path as compilers do: from its binary form, binaryPath(Path),
+  /// when that file exists, else as loadFromFile does. The binary form must
+  /// have been made from \p Path as it is now and for layout \p L, or the
+  /// load fails with an error naming it and the command that remakes it:
+  /// a stale or foreign binary form is never used. The vocabulary is the
+  /// same either way, bit for bit.
+  static llvm::Expected<Vocabulary> load(llvm::StringRef Path,
+                                         std::shared_ptr<const Layout> L,
+                                         const SectionWeights &W = {});
+
+  /// The binary form of vocabulary file \p Path: Path + ".bin".
+  static std::string binaryPath(llvm::StringRef Path);
+
+  /// Reads \p Binary (named \p Name in errors), the binary form of the
+  /// vocabulary file whose bytes are \p Source (named \p SourceName), for
+  /// layout \p L, and applies \p W.
+  static llvm::Expected<Vocabulary>
+  loadFromBinary(llvm::StringRef Binary, llvm::StringRef Name,
+                 llvm::StringRef Source, llvm::StringRef SourceName,
+                 std::shared_ptr<const Layout> L, const SectionWeights &W = {});
+
+  /// Writes the binary form of this vocabulary, read from the file whose
+  /// bytes are \p Source without weights (all 1): its layout's checksum,
+  /// the size and hash of \p Source, and the vectors as stored.
+  void writeBinary(llvm::StringRef Source, llvm::raw_ostream &OS) const;
+
   /// Parses \p Text as a vocabulary; \p Name stands for the file in errors.
   static llvm::Expected<Vocabulary>
   loadFromBuffer(llvm::StringRef Text, llvm::StringRef Name,

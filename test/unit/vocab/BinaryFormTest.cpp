@@ -1,0 +1,158 @@
+//===- BinaryFormTest.cpp - A vocabulary's binary form --------------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The binary form loads the same vocabulary as its JSON, bit for bit and
+/// under any weights, and is refused when made from other JSON, for another
+/// layout, by another format or cut short.
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/ir2vec/Entities.h"
+#include "irtk/vocab/Vocabulary.h"
+
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+#include "../TestHelpers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace irtk::vocab;
+using namespace llvm;
+using irtk::ir2vec::irLayout;
+using irtk::ir2vec::Weights;
+using ::testing::HasSubstr;
+
+namespace {
+
+// Ret and IntegerTy present, the rest absent; an unknown key; -0.0 and a
+// number that does not survive a round trip through float.
+const char *Source = R"({
+  "Opcodes": {"Ret": [1, -0.0], "Add": [0.1, 4], "NoSuchOpcode": [7, 8]},
+  "Types": {"IntegerTy": [5, 1e-300]},
+  "Arguments": {"Variable": [10, 20]}
+})";
+
+std::string binaryOf(StringRef Text) {
+  Expected<Vocabulary> V =
+      Vocabulary::loadFromBuffer(Text, "v.json", irLayout());
+  if (!V) {
+    ADD_FAILURE() << toString(V.takeError());
+    return "";
+  }
+  std::string Out;
+  raw_string_ostream OS(Out);
+  V->writeBinary(Text, OS);
+  return Out;
+}
+
+Expected<Vocabulary> fromBinary(StringRef Binary, StringRef Text,
+                                const Weights &W = {}) {
+  return Vocabulary::loadFromBinary(Binary, "v.json.bin", Text, "v.json",
+                                    irLayout(), W.sections());
+}
+
+std::string binaryError(StringRef Binary, StringRef Text = Source) {
+  Expected<Vocabulary> V = fromBinary(Binary, Text);
+  if (V) {
+    ADD_FAILURE() << "expected an error";
+    return "";
+  }
+  return toString(V.takeError());
+}
+
+TEST(BinaryFormTest, SameVocabularyBitForBitUnderAnyWeights) {
+  std::string Binary = binaryOf(Source);
+  Weights Custom;
+  Custom.Opcode = 0.3f;
+  Custom.Type = -2.0f;
+  Custom.Argument = 0.7f;
+  for (const Weights &W : {Weights(), Custom}) {
+    Expected<Vocabulary> J =
+        Vocabulary::loadFromBuffer(Source, "v.json", irLayout(), W.sections());
+    Expected<Vocabulary> B = fromBinary(Binary, Source, W);
+    IRTK_ASSERT_OK(J);
+    IRTK_ASSERT_OK(B);
+    ASSERT_EQ(B->dimension(), J->dimension());
+    ASSERT_EQ(B->size(), J->size());
+    for (EntityId Id = 0; Id < J->size(); ++Id) {
+      EXPECT_EQ(B->isPresent(Id), J->isPresent(Id)) << Id;
+      for (unsigned I = 0; I < J->dimension(); ++I)
+        EXPECT_EQ(bit_cast<uint64_t>(B->vector(Id)[I]),
+                  bit_cast<uint64_t>(J->vector(Id)[I]))
+            << "entity " << Id << " element " << I;
+    }
+    EXPECT_EQ(B->unknownKeys(), J->unknownKeys());
+    EXPECT_EQ(B->weights(), J->weights());
+  }
+}
+
+TEST(BinaryFormTest, StaleSourceIsRefused) {
+  std::string Binary = binaryOf(Source);
+  std::string Edited = Source;
+  Edited[Edited.find("20")] = '3';
+  EXPECT_THAT(binaryError(Binary, Edited),
+              HasSubstr("v.json.bin: stale: v.json changed since it was made; "
+                        "remake it with `irtk-vocab pack v.json`"));
+}
+
+TEST(BinaryFormTest, AnotherLayoutIsRefused) {
+  std::string Binary = binaryOf(Source);
+  auto Other = std::make_shared<Layout>("test");
+  unsigned S = Other->addSection("Opcodes");
+  Other->addGroup(S, "opcodes");
+  Other->addEntity("Ret");
+  Expected<Vocabulary> V =
+      Vocabulary::loadFromBinary(Binary, "v.json.bin", Source, "v.json", Other);
+  ASSERT_FALSE(V);
+  EXPECT_THAT(toString(V.takeError()),
+              HasSubstr("v.json.bin: made for another layout than test's 1 "
+                        "entities"));
+}
+
+TEST(BinaryFormTest, LayoutChecksumSeesKeysAndOrder) {
+  auto Make = [](std::vector<const char *> Keys) {
+    auto L = std::make_shared<Layout>("test");
+    L->addGroup(L->addSection("Opcodes"), "opcodes");
+    for (const char *K : Keys)
+      L->addEntity(K);
+    return L->checksum();
+  };
+  EXPECT_EQ(Make({"A", "B"}), Make({"A", "B"}));
+  EXPECT_NE(Make({"A", "B"}), Make({"B", "A"}));
+  EXPECT_NE(Make({"A", "B"}), Make({"A", "C"}));
+  EXPECT_NE(Make({"AB"}), Make({"A", "B"}));
+}
+
+TEST(BinaryFormTest, NotABinaryFormIsRefused) {
+  EXPECT_THAT(binaryError(Source),
+              HasSubstr("v.json.bin: not the binary form of a vocabulary"));
+  EXPECT_THAT(binaryError(""),
+              HasSubstr("v.json.bin: not the binary form of a vocabulary"));
+}
+
+TEST(BinaryFormTest, OtherFormatIsRefused) {
+  std::string Binary = binaryOf(Source);
+  Binary[8] = 2; // the format version, little-endian after the magic
+  EXPECT_THAT(binaryError(Binary),
+              HasSubstr("v.json.bin: binary vocabulary format 2, this irtk "
+                        "reads format 1"));
+}
+
+TEST(BinaryFormTest, TruncatedOrTrailingIsRefused) {
+  std::string Binary = binaryOf(Source);
+  for (size_t Cut : {size_t(60), Binary.size() / 2, Binary.size() - 1})
+    EXPECT_THAT(binaryError(Binary.substr(0, Cut)), HasSubstr("truncated"))
+        << Cut;
+  EXPECT_THAT(binaryError(Binary + "x"), HasSubstr("trailing bytes"));
+}
+
+} // namespace

@@ -1,0 +1,194 @@
+//===- BinaryForm.cpp - Vocabularies without parsing JSON -----------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The binary form of a vocabulary file, made at build time (`irtk-vocab
+/// pack`) beside the JSON it comes from, so that a compiler loading the
+/// bundled vocabulary reads vectors rather than parsing tens of thousands
+/// of numbers. The JSON stays the source of truth: the binary form records
+/// the size and hash of the JSON it was made from and the checksum of its
+/// layout, and a load checks both. Little-endian, 8-byte aligned:
+///
+///   "IRTKVOCB"  u32 format  u32 dimension  u32 entities  u32 unknown keys
+///   u64 layout checksum  u64 source size  u64 source hash (xxh3)
+///   u8 present[entities], zero-padded to a multiple of 8
+///   f64 vectors[present entities * dimension], unweighted, in id order
+///   unknown keys: u32 length, bytes; each
+///
+//===----------------------------------------------------------------------===//
+
+#include "irtk/vocab/Vocabulary.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/EndianStream.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SwapByteOrder.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace irtk::vocab {
+
+static constexpr char Magic[8] = {'I', 'R', 'T', 'K', 'V', 'O', 'C', 'B'};
+static constexpr uint32_t FormatVersion = 1;
+static constexpr size_t HeaderSize = 48;
+
+static uint64_t hashOf(StringRef Bytes) {
+  return xxh3_64bits(ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size()));
+}
+
+static size_t paddedTo8(size_t N) { return (N + 7) & ~size_t(7); }
+
+std::string Vocabulary::binaryPath(StringRef Path) {
+  return (Path + ".bin").str();
+}
+
+void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS) const {
+  assert(llvm::all_of(W, [](float X) { return X == 1.0f; }) &&
+         "the binary form holds unweighted vectors");
+  using support::endian::write;
+  constexpr auto LE = llvm::endianness::little;
+  OS.write(Magic, sizeof(Magic));
+  write<uint32_t>(OS, FormatVersion, LE);
+  write<uint32_t>(OS, Dim, LE);
+  write<uint32_t>(OS, size(), LE);
+  write<uint32_t>(OS, static_cast<uint32_t>(UnknownKeys.size()), LE);
+  write<uint64_t>(OS, L->checksum(), LE);
+  write<uint64_t>(OS, Source.size(), LE);
+  write<uint64_t>(OS, hashOf(Source), LE);
+  for (EntityId Id = 0; Id < size(); ++Id)
+    OS << static_cast<char>(Present[Id] ? 1 : 0);
+  OS.write_zeros(paddedTo8(size()) - size());
+  for (EntityId Id = 0; Id < size(); ++Id)
+    if (Present[Id])
+      for (double D : vector(Id))
+        write<uint64_t>(OS, llvm::bit_cast<uint64_t>(D), LE);
+  for (const std::string &K : UnknownKeys) {
+    write<uint32_t>(OS, static_cast<uint32_t>(K.size()), LE);
+    OS << K;
+  }
+}
+
+Expected<Vocabulary> Vocabulary::loadFromBinary(
+    StringRef Binary, StringRef Name, StringRef Source, StringRef SourceName,
+    std::shared_ptr<const Layout> L, const SectionWeights &W) {
+  std::string Remake =
+      (Twine("; remake it with `irtk-vocab pack") +
+       (L->description().ends_with(" MIR") ? " --mode=mir" : "") + " " +
+       SourceName + "`")
+          .str();
+  auto Fail = [&](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(),
+                             Name + ": " + Msg + Remake);
+  };
+  if (Binary.size() < HeaderSize ||
+      std::memcmp(Binary.data(), Magic, sizeof(Magic)) != 0)
+    return Fail("not the binary form of a vocabulary");
+  const char *P = Binary.data() + sizeof(Magic);
+  auto Next32 = [&] {
+    uint32_t V = support::endian::read32le(P);
+    P += 4;
+    return V;
+  };
+  auto Next64 = [&] {
+    uint64_t V = support::endian::read64le(P);
+    P += 8;
+    return V;
+  };
+  uint32_t Version = Next32();
+  if (Version != FormatVersion)
+    return Fail("binary vocabulary format " + Twine(Version) +
+                ", this irtk reads format " + Twine(FormatVersion));
+  uint32_t Dim = Next32(), Entities = Next32(), Unknown = Next32();
+  uint64_t LayoutSum = Next64(), SourceSize = Next64(), SourceHash = Next64();
+  if (LayoutSum != L->checksum() || Entities != L->size())
+    return Fail("made for another layout than " + L->description() + "'s " +
+                Twine(L->size()) + " entities");
+  if (SourceSize != Source.size() || SourceHash != hashOf(Source))
+    return Fail("stale: " + SourceName + " changed since it was made");
+  if (Dim == 0)
+    return Fail("zero dimension");
+
+  size_t VectorsAt = HeaderSize + paddedTo8(Entities);
+  if (Binary.size() < VectorsAt)
+    return Fail("truncated");
+  Vocabulary V;
+  V.W = W.empty() ? SectionWeights(L->numSections(), 1.0f) : W;
+  V.Dim = Dim;
+  V.Present.resize(Entities);
+  size_t Given = 0;
+  for (EntityId Id = 0; Id < Entities; ++Id)
+    Given += V.Present[Id] = Binary[HeaderSize + Id] != 0;
+  if (Binary.size() < VectorsAt + Given * Dim * 8)
+    return Fail("truncated");
+  V.Data.assign(size_t(Entities) * Dim, 0.0);
+  const char *From = Binary.data() + VectorsAt;
+  for (EntityId Id = 0; Id < Entities; ++Id)
+    if (V.Present[Id]) {
+      std::memcpy(V.Data.data() + size_t(Id) * Dim, From, size_t(Dim) * 8);
+      From += size_t(Dim) * 8;
+    }
+  if (!sys::IsLittleEndianHost)
+    for (double &D : V.Data)
+      D = llvm::bit_cast<double>(llvm::byteswap(llvm::bit_cast<uint64_t>(D)));
+  // The section weights, applied as loadFromBuffer applies them: to the
+  // vectors the file gave (an absent entity's zeros stay +0).
+  for (EntityId Id = 0; Id < Entities; ++Id) {
+    double Weight = static_cast<double>(V.W[L->entitySection(Id)]);
+    if (Weight == 1.0 || !V.Present[Id])
+      continue;
+    for (double *D = V.Data.data() + size_t(Id) * Dim, *E = D + Dim; D != E;
+         ++D)
+      *D *= Weight;
+  }
+
+  P = From;
+  const char *End = Binary.data() + Binary.size();
+  for (uint32_t I = 0; I < Unknown; ++I) {
+    if (End - P < 4)
+      return Fail("truncated");
+    uint32_t Len = Next32();
+    if (static_cast<size_t>(End - P) < Len)
+      return Fail("truncated");
+    V.UnknownKeys.emplace_back(P, Len);
+    P += Len;
+  }
+  if (P != End)
+    return Fail("trailing bytes after the vocabulary");
+  V.L = std::move(L);
+  return V;
+}
+
+Expected<Vocabulary> Vocabulary::load(StringRef Path,
+                                      std::shared_ptr<const Layout> L,
+                                      const SectionWeights &W) {
+  std::string BinPath = binaryPath(Path);
+  if (Path == "-" || !sys::fs::exists(BinPath))
+    return loadFromFile(Path, std::move(L), W);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Source = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Source)
+    return createStringError(
+        inconvertibleErrorCode(),
+        Path + ": cannot read vocabulary: " + Source.getError().message());
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Binary = MemoryBuffer::getFile(
+      BinPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Binary)
+    return createStringError(inconvertibleErrorCode(),
+                             BinPath + ": cannot read the binary form: " +
+                                 Binary.getError().message());
+  return loadFromBinary((*Binary)->getBuffer(), BinPath, (*Source)->getBuffer(),
+                        Path, std::move(L), W);
+}
+
+} // namespace irtk::vocab
