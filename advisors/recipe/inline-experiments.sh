@@ -10,6 +10,7 @@
 # Usage: advisors/recipe/inline-experiments.sh --corpus DIR --work DIR
 #            [--steps LIST] [--budget N] [--train-sample K] [--jobs N]
 #            [--workers N | --scheduler tcp://HOST:PORT]
+#            [--plugin SO] [--train IRTK-TRAIN]
 #
 # The measurements of docs/InlineTraining.md ("Linked size, headroom and
 # learning from the objective"), step by step, on the inline-train,
@@ -43,6 +44,10 @@
 #   --budget N        compiles per module for the per-edge search (default 40)
 #   --train-sample K  every K-th training module (default 4)
 #   --jobs N          parallel compiles (default: the number of cores)
+#   --plugin SO, --train IRTK-TRAIN
+#                     the plugin and irtk-train to run (default: this
+#                     checkout's build); a copy keeps a long run away from
+#                     a rebuild of the checkout
 #   --workers N, --scheduler ADDR
 #                     run the compiles on a Dask cluster (local with N
 #                     workers, or at ADDR; the paths shared by every worker)
@@ -57,10 +62,11 @@ RECIPE_NAME=inline-experiments
 . "$ROOT/scripts/recipe-cli.sh"
 PY=/usr/bin/python3
 CORPUS='' WORK='' BUDGET=40 TRAIN_SAMPLE=4 JOBS=$(nproc)
+PLUGIN=$ROOT/build/lib/IRTKPlugin.so TRAIN_BIN=$ROOT/build/bin/irtk-train
 STEPS=baselines,search-heldout,search-valid,whole-heldout,search-train,bcmax,ablation
 ENGINE=()
 while (($#)); do
-  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler" "$@"
+  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train" "$@"
   shift "$NSHIFT"
   case $OPT in
   --corpus) CORPUS=$VAL ;;
@@ -70,6 +76,8 @@ while (($#)); do
   --train-sample) TRAIN_SAMPLE=$VAL ;;
   --jobs) JOBS=$VAL ;;
   --workers | --scheduler) ENGINE=("$OPT" "$VAL") ;;
+  --plugin) PLUGIN=$VAL ;;
+  --train) TRAIN_BIN=$VAL ;;
   -h | --help) usage; exit 0 ;;
   *) usage_error "unknown option '$OPT'" ;;
   esac
@@ -78,6 +86,9 @@ done
 want_positive --budget "$BUDGET"
 want_positive --train-sample "$TRAIN_SAMPLE"
 want_positive --jobs "$JOBS"
+[[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build it, or name one with --plugin)"
+[[ -x $TRAIN_BIN ]] || die "$TRAIN_BIN: no irtk-train (build it, or name one with --train)"
+PLUGIN=$(realpath "$PLUGIN") TRAIN_BIN=$(realpath "$TRAIN_BIN")
 for S in inline-train inline-valid inline-heldout; do
   [[ -s $CORPUS/$S/corpus_description.json ]] ||
     die "$CORPUS/$S: no corpus (vocab/recipe/build-corpus.sh --splits inline-train,inline-valid,inline-heldout)"
@@ -91,11 +102,11 @@ BASELINES=Oz,thr-100000,thr0,thr25,thr50,thr100,thr225
 split_corpus() { # valid|heldout
   if [[ $1 == heldout ]]; then echo "$HELDOUT"; else echo "$VALID"; fi
 }
-collect() { "$RECIPE_DIR/collect-inline.sh" --jobs "$JOBS" "${ENGINE[@]}" "$@"; }
+collect() { "$RECIPE_DIR/collect-inline.sh" --jobs "$JOBS" --plugin "$PLUGIN" "${ENGINE[@]}" "$@"; }
 summarize() { $PY "$RECIPE_DIR/summarize-inline.py" --packages --linked "$@"; }
 search() { # corpus out [options]
   $PY "$RECIPE_DIR/inline-edge-search.py" --corpus "$1" --out "$2" \
-    --budget "$BUDGET" --jobs "$JOBS" "${ENGINE[@]}" "${@:3}"
+    --budget "$BUDGET" --jobs "$JOBS" --plugin "$PLUGIN" "${ENGINE[@]}" "${@:3}"
 }
 result() { # step: stdin to W/results/<step>.md
   local F=$WORK/results/$1.md
@@ -153,6 +164,7 @@ bcmax() { # name [bcmax-train options] [-- fit options]
   shift
   $PY "$RECIPE_DIR/bcmax-train.py" --train-corpus "$TRAIN" --valid-corpus "$VALID" \
     --out "$WORK/bcmax-$N" --sample "$TRAIN_SAMPLE" --jobs "$JOBS" "${ENGINE[@]}" \
+    --plugin "$PLUGIN" --train "$TRAIN_BIN" \
     --baselines "Oz,searched:$WORK/search-train/decisions" \
     --shared "$WORK/search-train/shared" "$@" >/dev/null
 }
