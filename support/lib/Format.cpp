@@ -163,14 +163,22 @@ void CachedVectorPrinter::print(raw_ostream &OS, ArrayRef<double> V) {
 }
 
 void printJSONVector(raw_ostream &OS, ArrayRef<double> V) {
-  char Buf[MaxNumberChars];
-  OS << '[';
+  // Formatted in a local buffer and handed to the stream in large writes:
+  // a recorder in the compiler writes tens of thousands of numbers.
+  char Buf[4096];
+  char *Cur = Buf;
+  *Cur++ = '[';
   for (size_t I = 0; I < V.size(); ++I) {
+    if (Cur + MaxNumberChars + 2 > Buf + sizeof(Buf)) {
+      OS.write(Buf, Cur - Buf);
+      Cur = Buf;
+    }
     if (I)
-      OS << ',';
-    OS.write(Buf, formatShortest(V[I], Buf));
+      *Cur++ = ',';
+    Cur += formatShortest(V[I], Cur);
   }
-  OS << ']';
+  *Cur++ = ']';
+  OS.write(Buf, Cur - Buf);
 }
 
 void printJSONString(raw_ostream &OS, StringRef S) {
@@ -183,7 +191,14 @@ void printJSONString(raw_ostream &OS, StringRef S) {
     S = Fixed;
   }
   OS << '"';
-  for (unsigned char C : S) {
+  // Runs of characters that need no escape go out in one write.
+  size_t Run = 0;
+  for (size_t I = 0; I < S.size(); ++I) {
+    unsigned char C = S[I];
+    if (C >= 0x20 && C != '"' && C != '\\')
+      continue;
+    OS.write(S.data() + Run, I - Run);
+    Run = I + 1;
     switch (C) {
     case '"':
       OS << "\\\"";
@@ -201,12 +216,10 @@ void printJSONString(raw_ostream &OS, StringRef S) {
       OS << "\\r";
       break;
     default:
-      if (C < 0x20)
-        OS << "\\u00" << Hex[C >> 4] << Hex[C & 15];
-      else
-        OS << C;
+      OS << "\\u00" << Hex[C >> 4] << Hex[C & 15];
     }
   }
+  OS.write(S.data() + Run, S.size() - Run);
   OS << '"';
 }
 

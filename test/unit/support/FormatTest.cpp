@@ -105,6 +105,34 @@ TEST(FormatTest, JSONStringEscapes) {
   EXPECT_EQ(S, "\"a\\\"b\\\\c\\n\\u0001\"");
 }
 
+TEST(FormatTest, JSONStringEscapesAtEveryPlace) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  printJSONString(OS, "\tab\"\r\x1f");
+  printJSONString(OS, "");
+  printJSONString(OS, "plain");
+  EXPECT_EQ(S, "\"\\tab\\\"\\r\\u001f\"\"\"\"plain\"");
+}
+
+TEST(FormatTest, JSONVectorLongerThanItsBuffer) {
+  // Numbers of 20-odd characters, 1000 of them: several buffers' worth.
+  std::vector<double> V;
+  std::string Expected = "[";
+  for (int I = 0; I < 1000; ++I) {
+    V.push_back(-1.0 / (I + 3));
+    char Buf[MaxNumberChars];
+    if (I)
+      Expected += ',';
+    Expected.append(Buf, formatShortest(V.back(), Buf));
+  }
+  Expected += ']';
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  printJSONVector(OS, V);
+  EXPECT_GT(S.size(), 3 * 4096u);
+  EXPECT_EQ(S, Expected);
+}
+
 TEST(FormatTest, JSONObjectWriterKeepsMemberOrder) {
   std::string S;
   llvm::raw_string_ostream OS(S);
