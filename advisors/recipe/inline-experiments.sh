@@ -9,6 +9,7 @@
 #
 # Usage: advisors/recipe/inline-experiments.sh --corpus DIR --work DIR
 #            [--steps LIST] [--budget N] [--train-sample K] [--jobs N]
+#            [--bcmax-rounds N]
 #            [--workers N | --scheduler tcp://HOST:PORT]
 #            [--plugin SO] [--train IRTK-TRAIN]
 #
@@ -43,6 +44,9 @@
 # Options:
 #   --budget N        compiles per module for the per-edge search (default 40)
 #   --train-sample K  every K-th training module (default 4)
+#   --bcmax-rounds N  BC-Max's rounds (default 3); a rerun with more goes on
+#                     from the finished ones and judges the model validation
+#                     then prefers
 #   --jobs N          parallel compiles (default: the number of cores)
 #   --plugin SO, --train IRTK-TRAIN
 #                     the plugin and irtk-train to run (default: this
@@ -61,12 +65,12 @@ RECIPE_NAME=inline-experiments
 # shellcheck source=scripts/recipe-cli.sh
 . "$ROOT/scripts/recipe-cli.sh"
 PY=/usr/bin/python3
-CORPUS='' WORK='' BUDGET=40 TRAIN_SAMPLE=4 JOBS=$(nproc)
+CORPUS='' WORK='' BUDGET=40 TRAIN_SAMPLE=4 JOBS=$(nproc) BCMAX_ROUNDS=3
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so TRAIN_BIN=$ROOT/build/bin/irtk-train
 STEPS=baselines,search-heldout,search-valid,whole-heldout,search-train,bcmax,ablation
 ENGINE=()
 while (($#)); do
-  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train" "$@"
+  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train --bcmax-rounds" "$@"
   shift "$NSHIFT"
   case $OPT in
   --corpus) CORPUS=$VAL ;;
@@ -78,6 +82,7 @@ while (($#)); do
   --workers | --scheduler) ENGINE=("$OPT" "$VAL") ;;
   --plugin) PLUGIN=$VAL ;;
   --train) TRAIN_BIN=$VAL ;;
+  --bcmax-rounds) BCMAX_ROUNDS=$VAL ;;
   -h | --help) usage; exit 0 ;;
   *) usage_error "unknown option '$OPT'" ;;
   esac
@@ -86,6 +91,7 @@ done
 want_positive --budget "$BUDGET"
 want_positive --train-sample "$TRAIN_SAMPLE"
 want_positive --jobs "$JOBS"
+want_positive --bcmax-rounds "$BCMAX_ROUNDS"
 [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build it, or name one with --plugin)"
 [[ -x $TRAIN_BIN ]] || die "$TRAIN_BIN: no irtk-train (build it, or name one with --train)"
 PLUGIN=$(realpath "$PLUGIN") TRAIN_BIN=$(realpath "$TRAIN_BIN")
@@ -164,7 +170,7 @@ bcmax() { # name [bcmax-train options] [-- fit options]
   shift
   $PY "$RECIPE_DIR/bcmax-train.py" --train-corpus "$TRAIN" --valid-corpus "$VALID" \
     --out "$WORK/bcmax-$N" --sample "$TRAIN_SAMPLE" --jobs "$JOBS" "${ENGINE[@]}" \
-    --plugin "$PLUGIN" --train "$TRAIN_BIN" \
+    --plugin "$PLUGIN" --train "$TRAIN_BIN" --rounds "$BCMAX_ROUNDS" \
     --baselines "Oz,searched:$WORK/search-train/decisions" \
     --shared "$WORK/search-train/shared" "$@" >/dev/null
 }
