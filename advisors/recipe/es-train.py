@@ -32,13 +32,13 @@ A candidate's reward is the mean over the modules of
 object (a compile that fails scores -1). With --shared DIR, text is what
 the package's link keeps of the module: its .text less the C++ inline
 functions that another object of the package carries at stock (counted in
-DIR/<package>.json by inline-edge-search.py --linked). Every compile is recorded
-(recipelib.compile_recorded) and the state is one checkpoint written after
-each step, so a run killed anywhere continues where it stopped, to the same
-result, and a rerun with other parameters is refused. The compiles of a
-step run on --jobs local processes, or as tasks on a Dask cluster
-(--scheduler ADDR, or --workers N for a local one): adding machines adds
-throughput.
+DIR/<package>.json by inline-edge-search.py --linked). Every compile is
+recorded (recipelib.compile_recorded) and the state is one checkpoint
+written after each step, so a run killed anywhere continues where it
+stopped, to the same result, and a rerun with other parameters is
+refused. The compiles of a step run on --jobs local processes, or as tasks
+on a Dask cluster (--scheduler ADDR, or --workers N for a local one):
+adding machines adds throughput.
 
 Records under O: search.json (the parameters), checkpoint.json (the state
 after the last finished step), runs/oz/<module>.status (-Oz's .text),
@@ -129,7 +129,8 @@ def candidate_task(args, step, item):
     c, module = item
     shared = module_shared(args, module)
     if shared:
-        with open(os.path.join(args.out, "runs", "oz", module + ".funcs")) as f:
+        oz = os.path.join(args.out, "runs", "oz", module + ".funcs")
+        with open(oz) as f:
             stock = shared(recipelib.nm_functions(f))
         shared = lambda _: stock  # noqa: E731
     return compile_text(
