@@ -122,6 +122,8 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   size_t VectorsAt = HeaderSize + paddedTo8(Entities);
   if (Binary.size() < VectorsAt)
     return Fail("truncated");
+  assert((W.empty() || W.size() == L->numSections()) &&
+         "one weight per section");
   Vocabulary V;
   V.W = W.empty() ? SectionWeights(L->numSections(), 1.0f) : W;
   V.Dim = Dim;
