@@ -56,9 +56,13 @@ Writes, in OUT:
                           less the shared inline functions; else the .text).
 
 Resumable: every compile is recorded under OUT/runs/ (recipelib); a rerun
-replays the search from the records and compiles only what is missing. The
-parameters the records depend on are kept in OUT/search.json and a rerun
-with others is refused. Prints a JSON summary: modules, compiles, the total
+replays the search from the records and compiles only what is missing. A
+module's finished search is kept in OUT/results/<module>.json with the
+--budget and --rounds it ran under, and a rerun with the same ones takes
+it as it is (replaying a large C++ module's search costs minutes of
+Python); the shared counts of --linked are not recounted once every
+searched package has its file. The parameters the records depend on are
+kept in OUT/search.json and a rerun with others is refused. Prints a JSON summary: modules, compiles, the total
 .text of stock and of the searched runs. --scheduler or --workers run the
 compiles as tasks on a Dask cluster (one task per module).
 
@@ -269,9 +273,28 @@ def credit(run, base, move, shared):
 
 
 def search(args, module):
-    """(stock, best Run, its decisions, compiles, edges, exhaustive
-    clusters, the objective of stock and of best) of one module; None if
-    its stock compile failed."""
+    """(.text of stock and of the best run, its decisions, compiles, edges,
+    exhaustive clusters, the objective of stock and of best) of one module,
+    kept in OUT/results/<module>.json; None if its stock compile
+    failed."""
+    path = os.path.join(args.out, "results", module + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            kept = json.load(f)
+        if kept["budget"] == args.budget and kept["rounds"] == args.rounds:
+            r = kept["result"]
+            r[2] = {(a, b): d for a, b, d in r[2]}
+            return tuple(r)
+    r = search_module(args, module)
+    if r is not None:
+        recipelib.write_file(path, json.dumps({
+            "budget": args.budget, "rounds": args.rounds,
+            "result": [r[0], r[1], [[a, b, d] for (a, b), d in
+                                    sorted(r[2].items())]] + list(r[3:])}))
+    return r
+
+
+def search_module(args, module):
     stock = compile_run(args, module, "stock", {})
     if stock is None:
         return None
@@ -328,7 +351,7 @@ def search(args, module):
             break
     if best is None or obj(stock) <= obj(best):
         best, current = stock, {}
-    return (stock, best, current, compiles, len(stock.edges), whole,
+    return (stock.text, best.text, current, compiles, len(stock.edges), whole,
             obj(stock), obj(best))
 
 
@@ -345,8 +368,9 @@ def count_shared(args, params, client):
     llvm-nm's W)."""
     searched = recipelib.search_modules(args,
                                         packages=args.packages.split(","))
-    if not searched:
-        return
+    if all(os.path.exists(os.path.join(args.out, "shared", os.path.dirname(m)
+                                       + ".json")) for m in searched):
+        return  # written at the end of a finished count
     mods = recipelib.corpus_modules(
         args.corpus, packages=sorted({m.split("/")[1] for m in searched}))
     comdat = recipelib.map_resumable(
@@ -419,8 +443,7 @@ def main():
         stock, best, current, compiles, edges, whole, ostock, obest = r
         recipelib.write_file(os.path.join(args.out, "decisions", m + ".txt"),
                              decisions_text(current))
-        rows.append((m, edges, whole, compiles, stock.text, best.text,
-                     ostock, obest))
+        rows.append((m, edges, whole, compiles, stock, best, ostock, obest))
     recipelib.write_file(os.path.join(args.out, "outcomes.tsv"), "".join(
         "\t".join(map(str, r)) + "\n" for r in
         [("module", "edges", "exhaustive clusters", "compiles", "stock",
