@@ -31,12 +31,12 @@ one. Round k:
      smallest linked objective instead: the .text less the C++ inline
      functions that the link keeps from another object of the package
      (DIR/<package>.json, an inline-edge-search.py --linked search's
-     counts); its log (every decision
-     it took, with the features of its own states) is a training example
-     list, O/rounds/<k>/fit.txt.
-  3. One model per default margin (--margins; the logit must pass it to
-     depart from -Oz) is fitted on them (irtk-train fit, FIT-OPTIONS), and
-     each is compiled on every validation module (O/valid); validation
+     counts). The teacher's log (every decision it took, with the features
+     of its own states) is a training example list, O/rounds/<k>/fit.txt.
+  3. A model is fitted on them (irtk-train fit, FIT-OPTIONS), one copy per
+     default margin (--margins; the logit must pass it to depart from
+     -Oz), and each is compiled on every validation module (O/valid);
+     validation
      chooses the margin with the smallest linked .text (each package's
      objects linked, summarize-inline.py --linked): O/rounds/<k>/model.json.
   4. Exploration: the chosen model, and the same model at margin 0 (which
@@ -171,10 +171,13 @@ def do_round(args, k, teachers):
     recipelib.write_file(os.path.join(rdir, "teachers.json"),
                          json.dumps(chosen, sort_keys=True) + "\n")
 
-    models = {}
-    for margin in args.margins:
-        models[margin] = os.path.join(rdir, f"m{margin}.json")
-        fit(args, os.path.join(rdir, "fit.txt"), margin, models[margin])
+    # The margin does not change the fit: one model, copied per margin.
+    models = {m: os.path.join(rdir, f"m{m}.json") for m in args.margins}
+    first = args.margins[0]
+    fit(args, os.path.join(rdir, "fit.txt"), first, models[first])
+    for margin in args.margins[1:]:
+        if not os.path.exists(models[margin]):
+            with_margin(models[first], margin, models[margin])
     runs = ["Oz"] + [f"r{k}-m{m}={p}" for m, p in models.items()]
     collect(args, args.valid_corpus, os.path.join(args.out, "valid"), runs)
     totals = linked_total(os.path.join(args.out, "valid"),
