@@ -36,9 +36,9 @@ one. Round k:
   3. A model is fitted on them (irtk-train fit, FIT-OPTIONS), one copy per
      default margin (--margins; the logit must pass it to depart from
      -Oz), and each is compiled on every validation module (O/valid);
-     validation
-     chooses the margin with the smallest linked .text (each package's
-     objects linked, summarize-inline.py --linked): O/rounds/<k>/model.json.
+     validation chooses the margin with the smallest linked .text (each
+     package's objects linked, summarize-inline.py --linked):
+     O/rounds/<k>/model.json.
   4. Exploration: the chosen model, and the same model at margin 0 (which
      departs from -Oz wherever the model leans the other way, also where it
      is least confident), are compiled on the training modules as runs
