@@ -185,7 +185,8 @@ collect_all() {
       done
     done <"$OUT/modules.list" | xargs -0 -n 3 -P "$JOBS" bash -c 'compile_one "$0" "$1" "$2"'
   fi
+  # This collection's runs only: OUT may hold other runs' records.
   local FAILED
-  FAILED=$(grep -l -x 'status	failed' -r "$OUT" --include='*.txt' | wc -l || true)
+  FAILED=$(grep -l -x 'status	failed' -r "${NAMES[@]/#/$OUT/}" --include='*.txt' 2>/dev/null | wc -l || true)
   log "done; $FAILED failed compiles"
 }
