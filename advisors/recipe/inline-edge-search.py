@@ -62,9 +62,10 @@ module's finished search is kept in OUT/results/<module>.json with the
 it as it is (replaying a large C++ module's search costs minutes of
 Python); the shared counts of --linked are not recounted once every
 searched package has its file. The parameters the records depend on are
-kept in OUT/search.json and a rerun with others is refused. Prints a JSON summary: modules, compiles, the total
-.text of stock and of the searched runs. --scheduler or --workers run the
-compiles as tasks on a Dask cluster (one task per module).
+kept in OUT/search.json and a rerun with others is refused. Prints a JSON
+summary: modules, compiles, the total .text of stock and of the searched
+runs. --scheduler or --workers run the compiles as tasks on a Dask
+cluster (one task per module).
 
 Usage: inline-edge-search.py --corpus DIR --out DIR [--sample K]
            [--packages P,...] [--budget 60] [--rounds 4] [--exhaustive 3]
