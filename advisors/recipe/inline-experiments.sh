@@ -9,7 +9,7 @@
 #
 # Usage: advisors/recipe/inline-experiments.sh --corpus DIR --work DIR
 #            [--steps LIST] [--budget N] [--train-sample K] [--jobs N]
-#            [--bcmax-rounds N]
+#            [--bcmax-rounds N] [--es-steps N] [--es-perturbations N]
 #            [--workers N | --scheduler tcp://HOST:PORT]
 #            [--plugin SO] [--train IRTK-TRAIN]
 #
@@ -39,6 +39,12 @@
 #                  chosen model judged once on held-out code
 #   ablation       BC-Max again without embeddings, with a random vocabulary
 #                  and with weight decay, each judged on held-out code
+#   es             evolution strategies (es-train.py) from exactly -Oz
+#                  (--residual, on the network of BC-Max's chosen model),
+#                  rewarded by what the link keeps (--shared), on the
+#                  training modules of the search; the final model on
+#                  validation, and once on held-out code (not in the
+#                  default steps: hours here, minutes on a cluster)
 # Each step writes its tables to W/results/<step>.md.
 #
 # Options:
@@ -47,6 +53,10 @@
 #   --bcmax-rounds N  BC-Max's rounds (default 3); a rerun with more goes on
 #                     from the finished ones and judges the model validation
 #                     then prefers
+#   --es-steps N, --es-perturbations N
+#                     evolution strategies' steps (default 10) and
+#                     perturbations a step (default 100, MLGO's); a rerun
+#                     with more steps goes on from the last one
 #   --jobs N          parallel compiles (default: the number of cores)
 #   --plugin SO, --train IRTK-TRAIN
 #                     the plugin and irtk-train to run (default: this
@@ -66,11 +76,12 @@ RECIPE_NAME=inline-experiments
 . "$ROOT/scripts/recipe-cli.sh"
 PY=/usr/bin/python3
 CORPUS='' WORK='' BUDGET=40 TRAIN_SAMPLE=4 JOBS=$(nproc) BCMAX_ROUNDS=3
+ES_STEPS=10 ES_PERTURBATIONS=100
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so TRAIN_BIN=$ROOT/build/bin/irtk-train
 STEPS=baselines,search-heldout,search-valid,whole-heldout,search-train,bcmax,ablation
 ENGINE=()
 while (($#)); do
-  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train --bcmax-rounds" "$@"
+  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train --bcmax-rounds --es-steps --es-perturbations" "$@"
   shift "$NSHIFT"
   case $OPT in
   --corpus) CORPUS=$VAL ;;
@@ -83,6 +94,8 @@ while (($#)); do
   --plugin) PLUGIN=$VAL ;;
   --train) TRAIN_BIN=$VAL ;;
   --bcmax-rounds) BCMAX_ROUNDS=$VAL ;;
+  --es-steps) ES_STEPS=$VAL ;;
+  --es-perturbations) ES_PERTURBATIONS=$VAL ;;
   -h | --help) usage; exit 0 ;;
   *) usage_error "unknown option '$OPT'" ;;
   esac
@@ -92,6 +105,8 @@ want_positive --budget "$BUDGET"
 want_positive --train-sample "$TRAIN_SAMPLE"
 want_positive --jobs "$JOBS"
 want_positive --bcmax-rounds "$BCMAX_ROUNDS"
+want_positive --es-steps "$ES_STEPS"
+want_positive --es-perturbations "$ES_PERTURBATIONS"
 [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build it, or name one with --plugin)"
 [[ -x $TRAIN_BIN ]] || die "$TRAIN_BIN: no irtk-train (build it, or name one with --train)"
 PLUGIN=$(realpath "$PLUGIN") TRAIN_BIN=$(realpath "$TRAIN_BIN")
@@ -208,6 +223,24 @@ step_ablation() {
   } | result ablation
 }
 
+step_es() {
+  local WARM F
+  WARM=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$WORK/bcmax-symbolic/best.json")
+  $PY "$RECIPE_DIR/es-train.py" --corpus "$TRAIN" --out "$WORK/es" --model "$WARM" \
+    --residual --shared "$WORK/search-train/shared" --sample "$TRAIN_SAMPLE" \
+    --steps "$ES_STEPS" --perturbations "$ES_PERTURBATIONS" --jobs "$JOBS" \
+    "${ENGINE[@]}" --plugin "$PLUGIN" --train "$TRAIN_BIN" >"$WORK/es.model"
+  F=$(cat "$WORK/es.model")
+  collect --corpus "$VALID" --out "$WORK/valid" --runs "es=$F" --embedding symbolic
+  {
+    echo '```'; cat "$WORK/es/progress.tsv"; echo '```'; echo
+    echo "### Validation"; echo
+    summarize --data "$WORK/valid" --baselines Oz --runs es
+    echo; echo "### Held-out"; echo
+    heldout_judge es "$F" --embedding symbolic
+  } | result es
+}
+
 IFS=, read -ra STEP_LIST <<<"$STEPS"
 for S in "${STEP_LIST[@]}"; do
   case $S in
@@ -218,6 +251,7 @@ for S in "${STEP_LIST[@]}"; do
   search-train) step_search_train ;;
   bcmax) step_bcmax ;;
   ablation) step_ablation ;;
+  es) step_es ;;
   *) usage_error "unknown step '$S'" ;;
   esac
   log "step $S done"
