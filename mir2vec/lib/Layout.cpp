@@ -8,8 +8,8 @@
 
 #include "irtk/mir2vec/Layout.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
 #include "llvm/CodeGen/TargetRegisterInfo.h"
 
@@ -45,26 +45,44 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
   unsigned Virt = L->addSection("VirtualRegisters");
 
   // Opcodes: unique base names in bytewise order (as upstream's
-  // std::set<std::string> orders them). The names live in the target's
-  // tables, so the bases are slices of them; an llc run makes this layout
-  // once, and a set of strings made it cost more than the decisions.
-  std::vector<StringRef> Bases(TII.getNumOpcodes());
-  StringMap<EntityId> BaseEntity;
-  for (unsigned Opc = 0; Opc < TII.getNumOpcodes(); ++Opc) {
-    Bases[Opc] = baseOpcodeName(TII.getName(Opc));
-    BaseEntity.try_emplace(Bases[Opc], 0);
+  // std::set<std::string> orders them). An llc run makes this layout once
+  // per process, so it is kept cheap: the bases are slices of the target's
+  // own names, told apart by a DenseMap of StringRefs (no copies), and the
+  // unique ones are sorted by their first 8 bytes as a big-endian integer,
+  // the full names only breaking ties.
+  unsigned NumOpcodes = TII.getNumOpcodes();
+  std::vector<unsigned> BaseOf(NumOpcodes);
+  DenseMap<StringRef, unsigned> BaseIndex;
+  struct UniqueBase {
+    uint64_t Prefix;
+    StringRef Name;
+    unsigned Index;
+  };
+  std::vector<UniqueBase> Unique;
+  for (unsigned Opc = 0; Opc < NumOpcodes; ++Opc) {
+    StringRef Base = baseOpcodeName(TII.getName(Opc));
+    auto [It, New] = BaseIndex.try_emplace(Base, Unique.size());
+    if (New) {
+      uint64_t Prefix = 0;
+      for (size_t I = 0; I < 8; ++I)
+        Prefix = Prefix << 8 |
+                 (I < Base.size() ? static_cast<unsigned char>(Base[I]) : 0);
+      Unique.push_back({Prefix, Base, It->second});
+    }
+    BaseOf[Opc] = It->second;
   }
-  std::vector<StringRef> Unique;
-  Unique.reserve(BaseEntity.size());
-  for (const auto &E : BaseEntity)
-    Unique.push_back(E.getKey());
-  llvm::sort(Unique);
+  llvm::sort(Unique, [](const UniqueBase &A, const UniqueBase &B) {
+    if (A.Prefix != B.Prefix)
+      return A.Prefix < B.Prefix;
+    return A.Name < B.Name;
+  });
   L->addGroup(Opcodes, "opcodes");
-  for (StringRef B : Unique)
-    BaseEntity[B] = L->addEntity(B);
-  T->OpcodeEntity.resize(Bases.size());
-  for (unsigned Opc = 0; Opc < Bases.size(); ++Opc)
-    T->OpcodeEntity[Opc] = BaseEntity.lookup(Bases[Opc]);
+  std::vector<EntityId> EntityOfBase(Unique.size());
+  for (const UniqueBase &U : Unique)
+    EntityOfBase[U.Index] = L->addEntity(U.Name);
+  T->OpcodeEntity.resize(NumOpcodes);
+  for (unsigned Opc = 0; Opc < NumOpcodes; ++Opc)
+    T->OpcodeEntity[Opc] = EntityOfBase[BaseOf[Opc]];
 
   L->addGroup(Common, "common operands");
   T->CommonOperandBase = L->size();
