@@ -36,10 +36,10 @@ EntityId Layout::addEntity(StringRef Key, StringRef Label) {
   assert(!Groups.empty() && "add a group first");
   GroupInfo &G = Groups.back();
   EntityId Id = size();
-  [[maybe_unused]] bool New =
-      Sections[G.Section].Index.try_emplace(Key, Id).second;
+  auto [It, New] = Sections[G.Section].Index.try_emplace(Key, Id);
   assert(New && "duplicate key in a section");
-  Entities.push_back({Key.str(), Label.str(), numGroups() - 1});
+  (void)New;
+  Entities.push_back({It->getKey(), Label.str(), numGroups() - 1});
   G.End = Id + 1;
   return Id;
 }
@@ -66,7 +66,7 @@ uint64_t Layout::checksum() const {
     (Key += S.Key) += '\0';
   for (EntityId Id = 0; Id < size(); ++Id) {
     Key += static_cast<char>('0' + entitySection(Id));
-    (Key += Entities[Id].Key) += '\0';
+    Key.append(Entities[Id].Key.data(), Entities[Id].Key.size()) += '\0';
   }
   return xxh3_64bits(ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(Key.data()), Key.size()));

@@ -41,6 +41,12 @@ public:
   /// \p Description names the layout in messages ("LLVM 22", "x86_64 MIR").
   explicit Layout(std::string Description)
       : Description(std::move(Description)) {}
+  // Entities name their keys in the sections' indexes: a copy would name
+  // the original's.
+  Layout(const Layout &) = delete;
+  Layout &operator=(const Layout &) = delete;
+  Layout(Layout &&) = default;
+  Layout &operator=(Layout &&) = default;
 
   /// Adds a JSON section named \p Key and returns its index.
   unsigned addSection(llvm::StringRef Key);
@@ -104,7 +110,9 @@ private:
     EntityId First, End;
   };
   struct EntityInfo {
-    std::string Key;
+    /// The key as its section's index holds it (StringMap entries do not
+    /// move): one copy of each key.
+    llvm::StringRef Key;
     std::string Label;
     unsigned Group;
   };
