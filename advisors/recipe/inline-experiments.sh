@@ -204,7 +204,8 @@ step_ablation() {
   [[ -s $WORK/random-75d.json ]] ||
     $PY "$ROOT/bench/gen_vocab.py" --tool "$ROOT/build/bin/llvm-ir2vec" --dim 75 --seed 10 \
       -o "$WORK/random-75d.json"
-  bcmax none --embedding none -- --no-embeddings
+  # Logs collected without embeddings have no embedding inputs to exclude.
+  bcmax none --embedding none
   bcmax random --embedding symbolic --vocab "$WORK/random-75d.json"
   bcmax l2 --embedding symbolic -- --l2 0.01
   local N M ARGS
