@@ -24,7 +24,8 @@
 
 #include "irtk/vocab/Vocabulary.h"
 
-#include "llvm/ADT/ArrayRef.h"
+#include "Weights.h"
+
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/EndianStream.h"
 #include "llvm/Support/FileSystem.h"
@@ -41,11 +42,6 @@ namespace irtk::vocab {
 static constexpr char Magic[8] = {'I', 'R', 'T', 'K', 'V', 'O', 'C', 'B'};
 static constexpr uint32_t FormatVersion = 1;
 static constexpr size_t HeaderSize = 48;
-
-static uint64_t hashOf(StringRef Bytes) {
-  return xxh3_64bits(ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size()));
-}
 
 static size_t paddedTo8(size_t N) { return (N + 7) & ~size_t(7); }
 
@@ -65,7 +61,7 @@ void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS) const {
   write<uint32_t>(OS, static_cast<uint32_t>(UnknownKeys.size()), LE);
   write<uint64_t>(OS, L->checksum(), LE);
   write<uint64_t>(OS, Source.size(), LE);
-  write<uint64_t>(OS, hashOf(Source), LE);
+  write<uint64_t>(OS, xxh3_64bits(Source), LE);
   for (EntityId Id = 0; Id < size(); ++Id)
     OS << static_cast<char>(Present[Id] ? 1 : 0);
   OS.write_zeros(paddedTo8(size()) - size());
@@ -114,7 +110,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   if (LayoutSum != L->checksum() || Entities != L->size())
     return Fail("made for another layout than " + L->description() + "'s " +
                 Twine(L->size()) + " entities");
-  if (SourceSize != Source.size() || SourceHash != hashOf(Source))
+  if (SourceSize != Source.size() || SourceHash != xxh3_64bits(Source))
     return Fail("stale: " + SourceName + " changed since it was made");
   if (Dim == 0)
     return Fail("zero dimension");
@@ -122,10 +118,8 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   size_t VectorsAt = HeaderSize + paddedTo8(Entities);
   if (Binary.size() < VectorsAt)
     return Fail("truncated");
-  assert((W.empty() || W.size() == L->numSections()) &&
-         "one weight per section");
   Vocabulary V;
-  V.W = W.empty() ? SectionWeights(L->numSections(), 1.0f) : W;
+  V.W = completeWeights(*L, W);
   V.Dim = Dim;
   V.Present.resize(Entities);
   size_t Given = 0;

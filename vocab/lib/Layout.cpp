@@ -8,7 +8,6 @@
 
 #include "irtk/vocab/Layout.h"
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cassert>
@@ -68,8 +67,7 @@ uint64_t Layout::checksum() const {
     Key += static_cast<char>('0' + entitySection(Id));
     Key.append(Entities[Id].Key.data(), Entities[Id].Key.size()) += '\0';
   }
-  return xxh3_64bits(ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>(Key.data()), Key.size()));
+  return xxh3_64bits(StringRef(Key));
 }
 
 std::optional<float> parseWeight(StringRef Text) {

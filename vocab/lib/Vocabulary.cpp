@@ -19,6 +19,8 @@
 #include "irtk/support/Format.h"
 #include "irtk/support/JSON.h"
 
+#include "Weights.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -231,14 +233,6 @@ private:
   StringRef Text;
 };
 } // namespace
-
-/// The weights of \p L's sections: \p W, or all 1 when \p W is empty.
-static SectionWeights completeWeights(const Layout &L,
-                                      const SectionWeights &W) {
-  assert((W.empty() || W.size() == L.numSections()) &&
-         "one weight per section");
-  return W.empty() ? SectionWeights(L.numSections(), 1.0f) : W;
-}
 
 Expected<Vocabulary> Vocabulary::loadFromBuffer(StringRef Text, StringRef Name,
                                                 std::shared_ptr<const Layout> L,
