@@ -140,7 +140,7 @@ def linked_objectives(args, table):
                 os.path.join(args.out, "train", run, m + ".o"))
         stock = functions("Oz")
         shared = recipelib.shared_inline(
-            counts[pkg], {f for f, (_, t) in stock.items() if t == "W"})
+            counts[pkg], recipelib.comdat(stock))
         out[m] = {r: recipelib.linked_objective(
             text, stock if r == "Oz" else functions(r), shared)
             for r, text in runs.items()}

@@ -70,8 +70,6 @@ def compile_text(args, base, model, module, shared=None, funcs=False):
     module_shared), the linked objective instead: the .text less the C++
     inline functions that another object of the package carries. `funcs`
     keeps the object's functions (llvm-nm -S) as base.funcs."""
-    nm = os.path.join(recipelib.LLVM_BIN, "llvm-nm")
-
     def command(tmp):
         argv = [args.clang, "-Oz", "-c",
                 os.path.join(args.corpus, module + ".bc"), "-o", tmp[".o"]]
@@ -80,9 +78,7 @@ def compile_text(args, base, model, module, shared=None, funcs=False):
                      "-mllvm", "-irtk-inline-policy=model",
                      "-mllvm", "-irtk-inline-model=" + model]
         if funcs:
-            return ["sh", "-c", 'nm=$0 o=$1 f=$2; shift 2; '
-                    '"$@" && "$nm" -S --defined-only "$o" > "$f"',
-                    nm, tmp[".o"], tmp[".funcs"]] + argv
+            return recipelib.then_functions(argv, tmp[".o"], tmp[".funcs"])
         return argv
 
     def measure(tmp):
@@ -115,7 +111,7 @@ def module_shared(args, module):
 
     def shared(stock):
         return recipelib.shared_inline(
-            counts, {f for f, (_, t) in stock.items() if t == "W"})
+            counts, recipelib.comdat(stock))
     return shared
 
 

@@ -97,7 +97,7 @@ class Run:
             self.functions = recipelib.nm_functions(f)
         self.sizes = {f: size for f, (size, _) in self.functions.items()}
         self.kept = {f for f, (_, t) in self.functions.items() if t == "T"}
-        self.comdat = {f for f, (_, t) in self.functions.items() if t == "W"}
+        self.comdat = recipelib.comdat(self.functions)
         self.edges = collections.defaultdict(list)
         with open(base + ".trace") as f:
             for line in f:
@@ -128,7 +128,6 @@ def compile_run(args, module, name, decisions):
     base = os.path.join(args.out, "runs", module, name)
     if not recipelib.recorded(base):
         recipelib.write_file(base + ".decisions", decisions_text(decisions))
-    nm = os.path.join(recipelib.LLVM_BIN, "llvm-nm")
 
     def command(tmp):
         compile_ = [args.clang, "-Oz", "-c",
@@ -138,10 +137,7 @@ def compile_run(args, module, name, decisions):
                     "-mllvm", "-irtk-inline-embedding=none",
                     "-mllvm", "-irtk-inline-decisions=" + base + ".decisions",
                     "-mllvm", "-irtk-inline-trace=" + tmp[".trace"]]
-        # The function sizes come from the object before it is dropped.
-        return ["sh", "-c", 'nm=$0 o=$1 f=$2; shift 2; '
-                '"$@" && "$nm" -S --defined-only "$o" > "$f"',
-                nm, tmp[".o"], tmp[".funcs"]] + compile_
+        return recipelib.then_functions(compile_, tmp[".o"], tmp[".funcs"])
 
     done = recipelib.compile_recorded(
         base, command, products=(".trace", ".funcs"), scratch=(".o",),

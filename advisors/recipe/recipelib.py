@@ -30,9 +30,11 @@ It offers:
     linked_text(objects, scratch)
         Bytes of the .text* sections of objects linked together as one
         relocatable object (`ld -r`): what a link keeps of them.
-    nm_functions(lines), object_functions(obj)
+    then_functions(argv, obj, funcs)
+        A compile's command followed by llvm-nm -S of its object.
+    nm_functions(lines), object_functions(obj), comdat(functions)
         {function: (bytes, llvm-nm type)} of llvm-nm -S output, of an
-        object.
+        object; the C++ inline functions among them.
     shared_inline(counts, stock_comdat), linked_objective(text, fns, shared)
         The C++ inline functions another object of the package carries at
         stock, and one module's .text less those it carries: what one
@@ -256,6 +258,21 @@ def object_functions(obj):
         [os.path.join(LLVM_BIN, "llvm-nm"), "-S", "--defined-only", obj],
         capture_output=True, text=True, check=True).stdout
     return nm_functions(out.splitlines())
+
+
+def comdat(functions):
+    """The C++ inline functions (llvm-nm's W, in COMDAT groups) of
+    nm_functions' result."""
+    return {f for f, (_, kind) in functions.items() if kind == "W"}
+
+
+def then_functions(argv, obj, funcs):
+    """A command that runs `argv` (a compile writing `obj`) and then, if it
+    succeeded, writes the object's functions (llvm-nm -S --defined-only)
+    to `funcs`: the sizes come from the object before it is dropped."""
+    return ["sh", "-c", 'nm=$0 o=$1 f=$2; shift 2; '
+            '"$@" && "$nm" -S --defined-only "$o" > "$f"',
+            os.path.join(LLVM_BIN, "llvm-nm"), obj, funcs] + list(argv)
 
 
 def shared_inline(counts, stock_comdat):
