@@ -326,11 +326,16 @@ static Eigen::Map<const MatrixXd> perRow(const ColumnLayout &L,
                                     Z.cols() / L.Positions);
 }
 
-/// The example weights: the data's, or (BalanceClasses, yes/no decisions)
+/// The example weights: the data's, the departures from the default
+/// decision's times DepartureWeight, and (BalanceClasses, yes/no decisions)
 /// scaled so that each class carries half of the total.
 static std::vector<double> exampleWeights(const Dataset &D,
                                           const TrainerOptions &Opts) {
   std::vector<double> Weight(D.Weight);
+  if (Opts.DepartureWeight != 1.0 && D.Default.size() == D.rows())
+    for (size_t R = 0; R < D.rows(); ++R)
+      if (D.Label[R] != D.Default[R])
+        Weight[R] *= Opts.DepartureWeight;
   if (!Opts.BalanceClasses || D.Output != OutputKind::Logit)
     return Weight;
   double Pos = 0, Neg = 0;
@@ -481,6 +486,13 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
 }
 
 Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
+  Expected<Agreement> A = agreement(M, D);
+  if (!A)
+    return A.takeError();
+  return A->Share;
+}
+
+Expected<Agreement> agreement(const MLPDescription &M, const Dataset &D) {
   auto Fail = [](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(), Msg);
   };
@@ -511,6 +523,8 @@ Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
   std::vector<size_t> Rows(D.rows());
   std::iota(Rows.begin(), Rows.end(), 0);
   double Right = 0, Total = 0;
+  Agreement Result;
+  bool HasDefault = D.Default.size() == D.rows();
   std::vector<MatrixXd> Z, A;
   for (size_t Start = 0; Start < Rows.size(); Start += 4096) {
     ArrayRef<size_t> Part = ArrayRef<size_t>(Rows).slice(
@@ -529,11 +543,19 @@ Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
             D.Output, *M.DefaultMargin, [&](int64_t C) { return Scores(C, K); },
             Decision, Def, Legal);
       }
-      Right += (Decision == D.Label[Part[K]]) * D.Weight[Part[K]];
+      int64_t Label = D.Label[Part[K]];
+      Right += (Decision == Label) * D.Weight[Part[K]];
       Total += D.Weight[Part[K]];
+      if (HasDefault) {
+        int64_t Def = D.Default[Part[K]];
+        Result.LabelDepartures += Label != Def;
+        Result.ModelDepartures += Decision != Def;
+        Result.SharedDepartures += Decision != Def && Decision == Label;
+      }
     }
   }
-  return Total > 0 ? Right / Total : 0;
+  Result.Share = Total > 0 ? Right / Total : 0;
+  return Result;
 }
 
 } // namespace irtk::advisors

@@ -56,7 +56,8 @@ static const char *const Usage =
     "relu|tanh]\n"
     "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
     "[--seed N]\n"
-    "                  [--label F] [--balance] [--positional]\n"
+    "                  [--label F] [--balance] [--departure-weight X]\n"
+    "                  [--positional]\n"
     "                  [--default-margin X] [--quiet]\n"
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
     "FILE]\n"
@@ -187,6 +188,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   std::string Perturbations, Sigma, StepSize;
   std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
   std::string Epochs, BatchSize, Seed, DefaultMargin, LearningRate, L2;
+  std::string DepartureWeight;
   bool NoEmbeddings = false;
   std::vector<std::string> Files;
   TrainerOptions &T = O.Train;
@@ -221,6 +223,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("seed", po::value<std::string>(&Seed), "Random seed (fit)")
     ("balance", po::bool_switch(&T.BalanceClasses),
      "Weigh yes and no decisions equally (fit, inline)")
+    ("departure-weight", po::value<std::string>(&DepartureWeight),
+     "Weigh the decisions that depart from the default one X times the "
+     "others (fit; default 1)")
     ("positional", po::bool_switch(&T.Positional),
      "Score each candidate position with the same network (fit, evict)")
     ("default-margin", po::value<std::string>(&DefaultMargin),
@@ -259,6 +264,11 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
                         "'; expected a number from 0");
     O.DefaultMargin = X;
   }
+  if (!DepartureWeight.empty() &&
+      (StringRef(DepartureWeight).getAsDouble(T.DepartureWeight) ||
+       !std::isfinite(T.DepartureWeight) || !(T.DepartureWeight > 0)))
+    return UsageError("invalid --departure-weight '" + DepartureWeight +
+                      "'; expected a positive number");
   for (const std::string &F : Files) {
     O.Logs.push_back(F);
     O.Weights.push_back(1.0);
@@ -590,20 +600,27 @@ static Error run(const TrainOptions &Opts) {
     Ones += Y != 0;
 
   if (O.Command == CommandKind::Eval) {
-    Expected<double> Agreement = accuracy(*Model, D);
-    if (!Agreement)
+    Expected<Agreement> A = agreement(*Model, D);
+    if (!A)
       return createStringError(inconvertibleErrorCode(), "%s: %s",
                                O.Model.c_str(),
-                               toString(Agreement.takeError()).c_str());
+                               toString(A.takeError()).c_str());
     outs() << "decisions: " << D.rows() << "\nnonzero: " << Ones
-           << "\nagreement: " << format("%.4f", *Agreement) << "\n";
+           << "\nagreement: " << format("%.4f", A->Share) << "\n";
+    if (D.Default.size() == D.rows())
+      outs() << "departures from the default: " << A->LabelDepartures
+             << " in the logs, " << A->ModelDepartures << " by the model, "
+             << A->SharedDepartures << " of them as the logs\n";
     return Error::success();
   }
-  if (O.DefaultMargin && D.Default.size() != D.rows())
-    return createStringError(inconvertibleErrorCode(),
-                             "--default-margin needs the default decision "
-                             "('%s') in every log",
-                             DOpts.Default.c_str());
+  for (auto [Given, Name] :
+       {std::pair(O.DefaultMargin.has_value(), "--default-margin"),
+        std::pair(O.Train.DepartureWeight != 1.0, "--departure-weight")})
+    if (Given && D.Default.size() != D.rows())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s needs the default decision ('%s') in "
+                               "every log",
+                               Name, DOpts.Default.c_str());
   if (O.Train.Positional && D.Choices < 2)
     return createStringError(inconvertibleErrorCode(),
                              "--positional needs at least 2 choices; the mask "
@@ -642,6 +659,8 @@ static Error run(const TrainOptions &Opts) {
   TS << "]";
   if (O.Train.Positional)
     TS << ", \"positional\": true";
+  if (O.Train.DepartureWeight != 1.0)
+    TS << ", \"departure_weight\": " << format("%g", O.Train.DepartureWeight);
   TS << ", \"seed\": " << O.Train.Seed
      << ", \"training_agreement\": " << format("%.4f", Agreement) << "}";
   M.TrainingJSON = Training;

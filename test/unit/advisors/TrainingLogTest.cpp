@@ -176,6 +176,41 @@ TEST(TrainerTest, LearnsAThresholdRule) {
   EXPECT_EQ(M.Layers[0].Weights, Again.Layers[0].Weights);
 }
 
+/// 100 rows at x = -1 that keep the default decision 0, and 100 at x = 1 of
+/// which 10 depart from it (label 1).
+static Dataset rareDepartures() {
+  Dataset D;
+  D.Inputs = {{"x", 1}};
+  for (int R = 0; R < 200; ++R) {
+    D.X.push_back(R < 100 ? -1 : 1);
+    D.Label.push_back(R >= 190);
+    D.Weight.push_back(1);
+    D.Default.push_back(0);
+  }
+  return D;
+}
+
+TEST(TrainerTest, RareDeparturesAreLearnedOnlyWhenWeighed) {
+  Dataset D = rareDepartures();
+  TrainerOptions TO;
+  TO.Hidden = {4};
+  TO.Epochs = 100;
+  TO.LearningRate = 0.01;
+  Agreement Plain =
+      cantFail(agreement(train(D, "inline", "inlining_decision", TO), D));
+  EXPECT_EQ(Plain.LabelDepartures, 10u);
+  EXPECT_EQ(Plain.ModelDepartures, 0u); // 10 of 100 at x = 1
+  EXPECT_DOUBLE_EQ(Plain.Share, 0.95);
+  // At weight 20 the 10 departures outweigh the 90 rows that stay.
+  TO.DepartureWeight = 20;
+  Agreement Weighed =
+      cantFail(agreement(train(D, "inline", "inlining_decision", TO), D));
+  EXPECT_EQ(Weighed.LabelDepartures, 10u);
+  EXPECT_EQ(Weighed.ModelDepartures, 100u);
+  EXPECT_EQ(Weighed.SharedDepartures, 10u);
+  EXPECT_DOUBLE_EQ(Weighed.Share, 0.55);
+}
+
 TEST(TrainerTest, PositionalModelsDecideAsTheModelPolicy) {
   // Four positions; choose the largest x, or the smallest when g < 0: one
   // rule for every position, which the evaluator must apply as trained.

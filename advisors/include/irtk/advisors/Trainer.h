@@ -90,6 +90,10 @@ struct TrainerOptions {
   uint64_t Seed = 1;
   /// Logit: weigh the classes so that each carries half of the weight.
   bool BalanceClasses = false;
+  /// Multiplies the weight of the rows whose label is not the default
+  /// decision (Dataset::Default), e.g. a search's rare departures from it;
+  /// 1 leaves the weights alone. Needs Default in every row.
+  double DepartureWeight = 1.0;
   /// ArgMax: score every choice with the same network (MLPDescription::
   /// Positions), from the elements of the inputs that have one group per
   /// choice and the whole of the others.
@@ -108,9 +112,23 @@ MLPDescription train(const Dataset &D, llvm::StringRef Advisor,
                      llvm::StringRef Decision, const TrainerOptions &Opts,
                      llvm::function_ref<void(const EpochReport &)> Report = {});
 
-/// The weighted share of \p D's rows on which \p M decides the label.
-/// Errors when \p M does not read \p D's inputs, or needs the default
-/// decision (a default margin) that some row lacks.
+/// How a model's decisions compare with a dataset's labels.
+struct Agreement {
+  /// The weighted share of rows on which the model decides the label.
+  double Share = 0;
+  /// Rows (unweighted) whose label departs from the default decision, on
+  /// which the model departs from it, and on which it departs to the label;
+  /// all 0 unless every row has the default decision.
+  size_t LabelDepartures = 0, ModelDepartures = 0, SharedDepartures = 0;
+};
+
+/// \p M's decisions on \p D's rows against their labels. Errors when \p M
+/// does not read \p D's inputs, or needs the default decision (a default
+/// margin) that some row lacks.
+llvm::Expected<Agreement> agreement(const MLPDescription &M, const Dataset &D);
+
+/// The weighted share of \p D's rows on which \p M decides the label
+/// (agreement(M, D).Share).
 llvm::Expected<double> accuracy(const MLPDescription &M, const Dataset &D);
 
 } // namespace irtk::advisors
