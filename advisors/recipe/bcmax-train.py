@@ -43,6 +43,8 @@ one. Round k:
      departs from -Oz wherever the model leans the other way, also where it
      is least confident), are compiled on the training modules as runs
      p<k> and p<k>-explore, candidates for the next rounds' teachers.
+A round whose examples are the last round's (no new teacher won a module)
+ends the run: its model would be the same, and so would every later round.
 
 One line per round on stderr and in O/progress.tsv: the round, the
 training modules' best-of .text against -Oz (what the round imitates), the
@@ -147,6 +149,11 @@ def linked_objectives(args, table):
     return out
 
 
+def read_file(path):
+    with open(path) as f:
+        return f.read()
+
+
 def do_round(args, k, teachers):
     """Round k with the teacher runs so far; returns its progress row."""
     rdir = os.path.join(args.out, "rounds", str(k))
@@ -170,6 +177,17 @@ def do_round(args, k, teachers):
     recipelib.write_list(os.path.join(rdir, "fit.txt"), lines)
     recipelib.write_file(os.path.join(rdir, "teachers.json"),
                          json.dumps(chosen, sort_keys=True) + "\n")
+    if k > 0 and read_file(os.path.join(rdir, "fit.txt")) == read_file(
+            os.path.join(args.out, "rounds", str(k - 1), "fit.txt")):
+        # The same examples give the same model (the fit is deterministic),
+        # and its runs are the last round's: every later round is this one.
+        with open(os.path.join(args.out, "rounds", str(k - 1),
+                               "result.json")) as f:
+            row = json.load(f)
+        row.update({"round": k, "same as round": k - 1})
+        recipelib.write_file(os.path.join(rdir, "result.json"),
+                             json.dumps(row) + "\n")
+        return row
 
     # The margin does not change the fit: one model, copied per margin.
     models = {m: os.path.join(rdir, f"m{m}.json") for m in args.margins}
@@ -258,6 +276,13 @@ def main():
         else:
             row = do_round(args, k, teachers)
         rows.append(row)
+        if "same as round" in row:
+            print(f"round {k + 1}/{args.rounds}: train best-of "
+                  f"{100 * row['train best-of vs Oz']:+.3f}% vs Oz, the "
+                  f"teachers of round {row['same as round'] + 1} again: "
+                  "its model stands, no more rounds", file=sys.stderr,
+                  flush=True)
+            break
         print(f"round {k + 1}/{args.rounds}: train best-of "
               f"{100 * row['train best-of vs Oz']:+.3f}% vs Oz, margin "
               f"{row['margin']}, valid linked "
@@ -271,9 +296,10 @@ def main():
         [("round", "train best-of vs Oz", "margin", "valid linked vs Oz")] +
         [(r["round"] + 1, f"{100 * r['train best-of vs Oz']:+.3f}%",
           r["margin"], f"{100 * r['valid linked vs Oz']:+.3f}%")
-         for r in rows]))
+         for r in rows if "same as round" not in r]))
     if rows:
-        best = min(rows, key=lambda r: (r["valid linked"], r["round"]))
+        best = min((r for r in rows if "same as round" not in r),
+                   key=lambda r: (r["valid linked"], r["round"]))
         model = os.path.join(args.out, "rounds", str(best["round"]),
                              "model.json")
         recipelib.write_file(os.path.join(args.out, "best.json"), json.dumps(
