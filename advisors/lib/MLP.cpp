@@ -482,6 +482,84 @@ Expected<MLPDescription> MLPDescription::parse(StringRef Text, StringRef Name) {
   return parseWith(Text, Name, nullptr);
 }
 
+/// output.support: [{"default": D, "bounds": {"<input>": [low, high], ...}},
+/// ...], into \p D (whose inputs and default margin are read).
+static Error parseSupport(const Reader &R, const json::Value &V,
+                          MLPDescription &D) {
+  const json::Array *A = V.getAsArray();
+  if (!A)
+    return R.error("output.support", "expected an array");
+  if (!D.DefaultMargin)
+    return R.error("output.support", "needs a default_margin (the support "
+                                     "says where the model may depart from "
+                                     "the default decision)");
+  if (D.Positions)
+    return R.error("output.support", "a model of positions takes none");
+  std::vector<MLPDescription::SupportBox> Boxes;
+  for (size_t K = 0; K < A->size(); ++K) {
+    std::string Where = ("output.support[" + Twine(K) + "]").str();
+    Expected<const json::Object *> O = R.object(&(*A)[K], Where);
+    if (!O)
+      return O.takeError();
+    if (Error E = R.onlyKeys(**O, {"default", "bounds"}, Where))
+      return E;
+    MLPDescription::SupportBox Box;
+    const json::Value *Def = (*O)->get("default");
+    std::optional<int64_t> N = Def ? Def->getAsInteger() : std::nullopt;
+    if (!N)
+      return R.error(Where + ".default", "expected an integer");
+    Box.Default = *N;
+    for (const MLPDescription::SupportBox &B : Boxes)
+      if (B.Default == Box.Default)
+        return R.error(Where + ".default",
+                       "a second box for default " + Twine(*N));
+    Expected<const json::Object *> Bounds =
+        R.object((*O)->get("bounds"), Where + ".bounds");
+    if (!Bounds)
+      return Bounds.takeError();
+    for (const auto &KV : **Bounds) {
+      StringRef Name = KV.first;
+      std::string At = (Where + ".bounds." + Name).str();
+      auto It = llvm::find_if(D.Inputs, [&](const MLPDescription::Input &In) {
+        return In.Name == Name;
+      });
+      if (It == D.Inputs.end())
+        return R.error(At, "not an input of the model");
+      if (It->Mean.size() != 1)
+        return R.error(At, "the input has " + Twine(It->Mean.size()) +
+                               " elements; a bound needs one");
+      Expected<std::vector<double>> LH = R.numbers(&KV.second, At, 2);
+      if (!LH)
+        return LH.takeError();
+      if ((*LH)[0] > (*LH)[1])
+        return R.error(At, "low is above high");
+      Box.Bounds.push_back(
+          {static_cast<size_t>(It - D.Inputs.begin()), (*LH)[0], (*LH)[1]});
+    }
+    // In input order, whatever the object's.
+    llvm::sort(Box.Bounds, [](const MLPDescription::Bound &X,
+                              const MLPDescription::Bound &Y) {
+      return X.Input < Y.Input;
+    });
+    Boxes.push_back(std::move(Box));
+  }
+  D.Support = std::move(Boxes);
+  return Error::success();
+}
+
+bool MLPDescription::mayDepart(int64_t Default,
+                               function_ref<double(size_t Input)> Value) const {
+  if (!Support)
+    return true;
+  for (const SupportBox &B : *Support)
+    if (B.Default == Default)
+      return llvm::all_of(B.Bounds, [&](const Bound &X) {
+        double V = Value(X.Input);
+        return V >= X.Low && V <= X.High;
+      });
+  return false;
+}
+
 Expected<MLPDescription>
 MLPDescription::parseWith(StringRef Text, StringRef Name,
                           const std::vector<std::vector<double>> *Arrays) {
@@ -561,7 +639,8 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
   if (!Out)
     return Out.takeError();
   if (Error E = R.onlyKeys(
-          **Out, {"kind", "mask", "positions", "default_margin"}, "output"))
+          **Out, {"kind", "mask", "positions", "default_margin", "support"},
+          "output"))
     return E;
   Expected<StringRef> Kind = R.string(**Out, "kind", "output");
   if (!Kind)
@@ -614,6 +693,10 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
     if (!X || !std::isfinite(*X) || *X < 0)
       return R.error("output.default_margin", "expected a number from 0");
     D.DefaultMargin = *X;
+  }
+  if (const json::Value *S = (*Out)->get("support")) {
+    if (Error E = parseSupport(R, *S, D))
+      return E;
   }
   if (const json::Value *T = O.get("training")) {
     std::string S;
@@ -684,6 +767,21 @@ void MLPDescription::write(raw_ostream &OS) const {
     char Buf[support::MaxNumberChars];
     OS << ", \"default_margin\": ";
     OS.write(Buf, support::formatShortest(*DefaultMargin, Buf));
+  }
+  if (Support) {
+    OS << ",\n    \"support\": [";
+    for (size_t K = 0; K < Support->size(); ++K) {
+      const SupportBox &B = (*Support)[K];
+      OS << (K ? ",\n      " : "\n      ") << "{\"default\": " << B.Default
+         << ", \"bounds\": {";
+      for (size_t J = 0; J < B.Bounds.size(); ++J) {
+        OS << (J ? ", " : "") << json::Value(Inputs[B.Bounds[J].Input].Name)
+           << ": ";
+        writeNumbers(OS, {B.Bounds[J].Low, B.Bounds[J].High});
+      }
+      OS << "}}";
+    }
+    OS << "]";
   }
   OS << '}';
   if (!TrainingJSON.empty())
@@ -831,9 +929,20 @@ int64_t MLPModel::evaluate(ArrayRef<const void *> Buffers) const {
     return Best;
   auto Default = static_cast<int64_t>(
       readScalar(I->DefaultInput->second, Buffers[I->DefaultInput->first], 0));
-  return keepDefault(
+  // A logit's decisions are 0 and 1, both always legal.
+  bool DefaultLegal = I->D.Output == OutputKind::Logit
+                          ? Default == 0 || Default == 1
+                          : Legal(Default);
+  int64_t Decision = keepDefault(
       I->D.Output, *I->D.DefaultMargin, [&](int64_t K) { return Out[K]; }, Best,
-      Default, Legal(Default));
+      Default, DefaultLegal);
+  if (Decision != Default && DefaultLegal &&
+      !I->D.mayDepart(Default, [&](size_t N) {
+        const auto &[Idx, TS] = I->Bound[N];
+        return modelInput(readScalar(TS, Buffers[Idx], 0));
+      }))
+    return Default;
+  return Decision;
 }
 
 } // namespace irtk::advisors

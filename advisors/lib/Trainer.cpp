@@ -485,6 +485,44 @@ MLPDescription train(const Dataset &D, StringRef Advisor, StringRef Decision,
   return describe(Net, D, Layout, Mean, Scale, Advisor, Decision);
 }
 
+std::vector<MLPDescription::SupportBox> departureSupport(const Dataset &D) {
+  std::vector<MLPDescription::SupportBox> Boxes;
+  if (D.Default.size() != D.rows())
+    return Boxes;
+  std::vector<size_t> Scalars, Offset;
+  for (size_t N = 0, Sum = 0; N < D.Inputs.size(); Sum += D.Inputs[N++].Size)
+    if (D.Inputs[N].Size == 1) {
+      Scalars.push_back(N);
+      Offset.push_back(Sum);
+    }
+  size_t Width = D.width();
+  for (size_t R = 0; R < D.rows(); ++R) {
+    if (D.Label[R] == D.Default[R])
+      continue;
+    auto It = llvm::find_if(Boxes, [&](const MLPDescription::SupportBox &B) {
+      return B.Default == D.Default[R];
+    });
+    const double *Row = &D.X[R * Width];
+    if (It == Boxes.end()) {
+      MLPDescription::SupportBox B{D.Default[R], {}};
+      for (size_t K = 0; K < Scalars.size(); ++K)
+        B.Bounds.push_back({Scalars[K], Row[Offset[K]], Row[Offset[K]]});
+      Boxes.push_back(std::move(B));
+      continue;
+    }
+    for (size_t K = 0; K < Scalars.size(); ++K) {
+      MLPDescription::Bound &X = It->Bounds[K];
+      X.Low = std::min(X.Low, Row[Offset[K]]);
+      X.High = std::max(X.High, Row[Offset[K]]);
+    }
+  }
+  llvm::sort(Boxes, [](const MLPDescription::SupportBox &X,
+                       const MLPDescription::SupportBox &Y) {
+    return X.Default < Y.Default;
+  });
+  return Boxes;
+}
+
 Expected<double> accuracy(const MLPDescription &M, const Dataset &D) {
   Expected<Agreement> A = agreement(M, D);
   if (!A)
@@ -525,6 +563,11 @@ Expected<Agreement> agreement(const MLPDescription &M, const Dataset &D) {
   double Right = 0, Total = 0;
   Agreement Result;
   bool HasDefault = D.Default.size() == D.rows();
+  // Where each input starts in a row of D.X (for the model's support).
+  std::vector<size_t> Offset;
+  for (size_t N = 0, Sum = 0; N < D.Inputs.size(); Sum += D.Inputs[N++].Size)
+    Offset.push_back(Sum);
+  size_t Width = D.width();
   std::vector<MatrixXd> Z, A;
   for (size_t Start = 0; Start < Rows.size(); Start += 4096) {
     ArrayRef<size_t> Part = ArrayRef<size_t>(Rows).slice(
@@ -542,6 +585,10 @@ Expected<Agreement> agreement(const MLPDescription &M, const Dataset &D) {
         Decision = keepDefault(
             D.Output, *M.DefaultMargin, [&](int64_t C) { return Scores(C, K); },
             Decision, Def, Legal);
+        if (Decision != Def && Legal && !M.mayDepart(Def, [&](size_t N) {
+              return D.X[Part[K] * Width + Offset[N]];
+            }))
+          Decision = Def;
       }
       int64_t Label = D.Label[Part[K]];
       Right += (Decision == Label) * D.Weight[Part[K]];

@@ -57,7 +57,7 @@ static const char *const Usage =
     "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
     "[--seed N]\n"
     "                  [--label F] [--balance] [--departure-weight X]\n"
-    "                  [--positional]\n"
+    "                  [--positional] [--support]\n"
     "                  [--default-margin X] [--quiet]\n"
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
     "FILE]\n"
@@ -92,7 +92,7 @@ struct TrainOptions {
   /// Read by run (a file that fails is exit status 1, not a usage error).
   std::string LogsFrom;
   std::string Output, Model, Advisor;
-  bool Observations = false, Quiet = false;
+  bool Observations = false, Quiet = false, Support = false;
   DatasetOptions Data;
   TrainerOptions Train;
   std::optional<double> DefaultMargin;
@@ -226,6 +226,10 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("departure-weight", po::value<std::string>(&DepartureWeight),
      "Weigh the decisions that depart from the default one X times the "
      "others (fit; default 1)")
+    ("support", po::bool_switch(&O.Support),
+     "Let the model depart from the default decision only in states within "
+     "the ranges of the training departures' one-element features (fit; "
+     "needs --default-margin)")
     ("positional", po::bool_switch(&T.Positional),
      "Score each candidate position with the same network (fit, evict)")
     ("default-margin", po::value<std::string>(&DefaultMargin),
@@ -349,6 +353,11 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   if (T.Positional && O.Data.Output != OutputKind::ArgMax)
     return UsageError("--positional needs a choice among positions "
                       "(--advisor evict)");
+  if (O.Support && DefaultMargin.empty())
+    return UsageError("--support needs --default-margin (it says where the "
+                      "model may depart from the default decision)");
+  if (O.Support && T.Positional)
+    return UsageError("--support and --positional do not mix");
   O.Data.Exclude = splitList(Exclude);
   O.Data.Include = splitList(Include);
   // A model that reads what it learns only copies it (and agrees 100%).
@@ -641,6 +650,8 @@ static Error run(const TrainOptions &Opts) {
                  << format("%.4f", R.Accuracy) << "\n";
       });
   M.DefaultMargin = O.DefaultMargin;
+  if (O.Support)
+    M.Support = departureSupport(D);
   // A step size too large for the data gives weights that are not numbers
   // (or that overflow in evaluation): the model policy could not use them.
   if (Error E = M.checkNumbers(O.Output + ": not written: training diverged "

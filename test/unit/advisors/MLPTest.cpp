@@ -91,6 +91,89 @@ TEST(MLPTest, ALogitDepartsFromTheDefaultOnlyBeyondTheMargin) {
   EXPECT_TRUE((*M)->readsInput(2));
 }
 
+/// Model with \p Output in place of its output object's kind.
+std::string withOutput(StringRef Output) {
+  std::string Text = Model;
+  std::string Kind = R"("kind": "logit"})";
+  Text.replace(Text.find(Kind), Kind.size(), Output.str());
+  return Text;
+}
+
+TEST(MLPTest, ASupportBoxKeepsTheDefaultOutsideIt) {
+  Expected<std::unique_ptr<MLPModel>> M = bindTwoInputs(
+      withOutput(R"("kind": "logit", "default_margin": 0, )"
+                 R"("support": [{"default": 0, "bounds": {"a": [2, 4]}}]})"));
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  int64_t A = 3, Default = 0;
+  float B[2] = {0.25f, 0.0f};
+  std::vector<const void *> Buffers{&A, B, &Default};
+  EXPECT_EQ((*M)->evaluate(Buffers), 1); // logit 1.25, a within [2, 4]
+  A = 5;                                 // logit 3.25, a above the box
+  EXPECT_EQ((*M)->evaluate(Buffers), 0);
+  A = 4; // the bounds belong to the box: logit 2.25
+  EXPECT_EQ((*M)->evaluate(Buffers), 1);
+  // No box for default 1: the model never departs from it.
+  Default = 1;
+  A = 1; // logit -0.5
+  EXPECT_EQ((*M)->evaluate(Buffers), 1);
+}
+
+TEST(MLPTest, ASupportRoundTripsInInputOrder) {
+  Expected<MLPDescription> D = MLPDescription::parse(
+      withOutput(R"("kind": "logit", "default_margin": 1, "support": [)"
+                 R"({"default": 1, "bounds": {}}, )"
+                 R"({"default": 0, "bounds": {"a": [-1.5, 0.1]}}]})"),
+      "m.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  ASSERT_TRUE(D->Support);
+  std::string Text;
+  raw_string_ostream OS(Text);
+  D->write(OS);
+  Expected<MLPDescription> Back = MLPDescription::parse(Text, "back.json");
+  ASSERT_TRUE(!!Back) << toString(Back.takeError());
+  ASSERT_TRUE(Back->Support);
+  ASSERT_EQ(Back->Support->size(), 2u);
+  EXPECT_EQ((*Back->Support)[0].Default, 1);
+  EXPECT_TRUE((*Back->Support)[0].Bounds.empty());
+  EXPECT_EQ((*Back->Support)[1].Default, 0);
+  ASSERT_EQ((*Back->Support)[1].Bounds.size(), 1u);
+  EXPECT_EQ((*Back->Support)[1].Bounds[0].Input, 0u);
+  EXPECT_EQ((*Back->Support)[1].Bounds[0].Low, -1.5);
+  EXPECT_EQ((*Back->Support)[1].Bounds[0].High, 0.1);
+  // An empty box lets the model depart anywhere from its default.
+  EXPECT_TRUE(Back->mayDepart(1, [](size_t) { return 1e9; }));
+  EXPECT_FALSE(Back->mayDepart(0, [](size_t) { return 1.0; }));
+  EXPECT_FALSE(Back->mayDepart(2, [](size_t) { return 0.0; }));
+}
+
+TEST(MLPTest, RejectsBadSupports) {
+  auto Error = [](StringRef Support,
+                  StringRef Margin = R"("default_margin": 0, )") {
+    return errorOf(withOutput(
+        (R"("kind": "logit", )" + Margin + R"("support": )" + Support + "}")
+            .str()));
+  };
+  EXPECT_EQ(Error("{}"), "m.json: output.support: expected an array");
+  EXPECT_EQ(Error("[]", ""),
+            "m.json: output.support: needs a default_margin (the support says "
+            "where the model may depart from the default decision)");
+  EXPECT_EQ(Error(R"([{"default": 0.5, "bounds": {}}])"),
+            "m.json: output.support[0].default: expected an integer");
+  EXPECT_EQ(Error(R"([{"default": 0, "bounds": {}}, )"
+                  R"({"default": 0, "bounds": {}}])"),
+            "m.json: output.support[1].default: a second box for default 0");
+  EXPECT_EQ(Error(R"([{"default": 0, "bounds": {"c": [0, 1]}}])"),
+            "m.json: output.support[0].bounds.c: not an input of the model");
+  EXPECT_EQ(Error(R"([{"default": 0, "bounds": {"b": [0, 1]}}])"),
+            "m.json: output.support[0].bounds.b: the input has 2 elements; a "
+            "bound needs one");
+  EXPECT_EQ(Error(R"([{"default": 0, "bounds": {"a": [2, 1]}}])"),
+            "m.json: output.support[0].bounds.a: low is above high");
+  EXPECT_EQ(Error(R"([{"default": 0, "bounds": {}, "x": 1}])"),
+            "m.json: output.support[0]: unknown key 'x' (expected default, "
+            "bounds)");
+}
+
 TEST(MLPTest, ReadsOnlyTheInputsItNames) {
   Expected<std::unique_ptr<MLPModel>> M = bindTwoInputs(Model);
   ASSERT_TRUE(!!M) << toString(M.takeError());
@@ -353,7 +436,7 @@ TEST(MLPTest, RejectsUnknownKeys) {
             "scale)");
   EXPECT_EQ(With(R"({"kind": "logit"})", R"({"kind": "logit", "temp": 2})"),
             "m.json: output: unknown key 'temp' (expected kind, mask, "
-            "positions, default_margin)");
+            "positions, default_margin, support)");
   EXPECT_EQ(With(R"("version": 1,)", R"("version": 1, "Layers": [], )"),
             "m.json: top level: unknown key 'Layers' (expected format, "
             "version, advisor, decision, inputs, layers, output, training)");

@@ -190,12 +190,18 @@ static Dataset rareDepartures() {
   return D;
 }
 
-TEST(TrainerTest, RareDeparturesAreLearnedOnlyWhenWeighed) {
-  Dataset D = rareDepartures();
+/// A small network, long enough to fit rareDepartures().
+TrainerOptions smallTrainer() {
   TrainerOptions TO;
   TO.Hidden = {4};
   TO.Epochs = 100;
   TO.LearningRate = 0.01;
+  return TO;
+}
+
+TEST(TrainerTest, RareDeparturesAreLearnedOnlyWhenWeighed) {
+  Dataset D = rareDepartures();
+  TrainerOptions TO = smallTrainer();
   Agreement Plain =
       cantFail(agreement(train(D, "inline", "inlining_decision", TO), D));
   EXPECT_EQ(Plain.LabelDepartures, 10u);
@@ -209,6 +215,58 @@ TEST(TrainerTest, RareDeparturesAreLearnedOnlyWhenWeighed) {
   EXPECT_EQ(Weighed.ModelDepartures, 100u);
   EXPECT_EQ(Weighed.SharedDepartures, 10u);
   EXPECT_DOUBLE_EQ(Weighed.Share, 0.55);
+}
+
+TEST(TrainerTest, TheSupportBoxesTheDepartingRowsPerDefault) {
+  Dataset D;
+  D.Inputs = {{"x", 1}, {"e", 2}, {"y", 1}};
+  // x, e0, e1, y, default, label: departing rows widen their default's box;
+  // the others (x = 100) do not.
+  const double Rows[][6] = {{2, 0, 0, 3, 0, 1},
+                            {5, 9, 9, -1, 0, 1},
+                            {100, 0, 0, 100, 0, 0},
+                            {7, 0, 0, 0, 1, 0},
+                            {100, 0, 0, 100, 1, 1}};
+  for (const auto &R : Rows) {
+    D.X.insert(D.X.end(), R, R + 4);
+    D.Default.push_back(R[4]);
+    D.Label.push_back(R[5]);
+    D.Weight.push_back(1);
+  }
+  std::vector<MLPDescription::SupportBox> S = departureSupport(D);
+  ASSERT_EQ(S.size(), 2u);
+  EXPECT_EQ(S[0].Default, 0);
+  ASSERT_EQ(S[0].Bounds.size(), 2u); // x and y; e has two elements
+  EXPECT_EQ(S[0].Bounds[0].Input, 0u);
+  EXPECT_EQ(S[0].Bounds[0].Low, 2);
+  EXPECT_EQ(S[0].Bounds[0].High, 5);
+  EXPECT_EQ(S[0].Bounds[1].Input, 2u);
+  EXPECT_EQ(S[0].Bounds[1].Low, -1);
+  EXPECT_EQ(S[0].Bounds[1].High, 3);
+  EXPECT_EQ(S[1].Default, 1);
+  EXPECT_EQ(S[1].Bounds[0].Low, 7);
+  EXPECT_EQ(S[1].Bounds[0].High, 7);
+  // Without the default decision in every row, no boxes.
+  D.Default.pop_back();
+  EXPECT_TRUE(departureSupport(D).empty());
+}
+
+TEST(TrainerTest, TheSupportConfinesTheModelsDepartures) {
+  Dataset D = rareDepartures();
+  TrainerOptions TO = smallTrainer();
+  TO.DepartureWeight = 20;
+  MLPDescription M = train(D, "inline", "inlining_decision", TO);
+  M.DefaultMargin = 0;
+  EXPECT_EQ(cantFail(agreement(M, D)).ModelDepartures, 100u);
+  // The training departures' own box: the same decisions.
+  M.Support = departureSupport(D);
+  EXPECT_EQ(cantFail(agreement(M, D)).ModelDepartures, 100u);
+  // A box that x = 1 is outside of: none.
+  M.Support = std::vector<MLPDescription::SupportBox>{{0, {{0, 2, 3}}}};
+  EXPECT_EQ(cantFail(agreement(M, D)).ModelDepartures, 0u);
+  // A box for another default only: none.
+  M.Support = std::vector<MLPDescription::SupportBox>{{1, {}}};
+  EXPECT_EQ(cantFail(agreement(M, D)).ModelDepartures, 0u);
 }
 
 TEST(TrainerTest, PositionalModelsDecideAsTheModelPolicy) {

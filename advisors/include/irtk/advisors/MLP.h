@@ -74,6 +74,27 @@ struct MLPDescription {
   /// ArgMax only: keep the advisor's default choice (when legal) unless
   /// another scores more than this above it; none: always the best score.
   std::optional<double> DefaultMargin;
+  /// With a default margin, where the model may depart from the default
+  /// decision: per default decision, a box of ranges of some one-element
+  /// inputs (raw values, before normalisation). In a state outside the box
+  /// of its default decision, or whose default decision has none, the
+  /// model keeps the default. irtk-train fit --support makes the boxes of
+  /// the training data's departures: the model departs only among states
+  /// like those it learned departures from. None: departs anywhere.
+  struct Bound {
+    /// Index in Inputs (an input of one element).
+    size_t Input;
+    double Low, High;
+  };
+  struct SupportBox {
+    int64_t Default;
+    std::vector<Bound> Bounds;
+  };
+  std::optional<std::vector<SupportBox>> Support;
+  /// Whether the model may depart from \p Default in a state whose inputs
+  /// are \p Value(Input) (raw): always without a Support.
+  bool mayDepart(int64_t Default,
+                 llvm::function_ref<double(size_t Input)> Value) const;
   /// Free-form, written back unchanged: how the model was made.
   std::string TrainingJSON;
 

@@ -112,6 +112,12 @@ MLPDescription train(const Dataset &D, llvm::StringRef Advisor,
                      llvm::StringRef Decision, const TrainerOptions &Opts,
                      llvm::function_ref<void(const EpochReport &)> Report = {});
 
+/// The boxes of the rows of \p D that depart from the default decision
+/// (MLPDescription::Support): per default decision that some row departs
+/// from, the range of each one-element input over those rows. None when a
+/// row lacks the default decision.
+std::vector<MLPDescription::SupportBox> departureSupport(const Dataset &D);
+
 /// How a model's decisions compare with a dataset's labels.
 struct Agreement {
   /// The weighted share of rows on which the model decides the label.
