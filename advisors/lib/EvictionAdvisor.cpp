@@ -190,9 +190,6 @@ bool Session::setUp(const MachineFunction &MF) {
     }
   if (Embeddings) {
     const TargetSubtargetInfo &STI = MF.getSubtarget();
-    Layout = mir2vec::TargetLayout::create(
-        *STI.getInstrInfo(), *STI.getRegisterInfo(),
-        mir2vec::layoutDescription(MF.getTarget()));
     Expected<std::string> Path = vocab::resolveVocabularyPath(
         O.VocabularyPath,
         mir2vec::defaultVocabularyPath(O.BinaryPath, MF.getTarget()),
@@ -210,14 +207,20 @@ bool Session::setUp(const MachineFunction &MF) {
                  "installation?): set -irtk-mir-vocab-path or "
                  "-irtk-evict-embeddings=false";
         });
-    Expected<vocab::Vocabulary> V =
-        Path ? mir2vec::loadVocabulary(*Path, *Layout, O.VocabularyWeights)
-             : Expected<vocab::Vocabulary>(Path.takeError());
+    // The bundled vocabulary's binary form has the layout's tables: the
+    // process builds no layout.
+    Expected<mir2vec::TargetVocabulary> V =
+        Path ? mir2vec::loadTargetVocabulary(
+                   *Path, *STI.getInstrInfo(), *STI.getRegisterInfo(),
+                   mir2vec::layoutDescription(MF.getTarget()),
+                   O.VocabularyWeights)
+             : Expected<mir2vec::TargetVocabulary>(Path.takeError());
     if (!V) {
       fail(Ctx, toString(V.takeError()));
       return false;
     }
-    Vocabulary.emplace(std::move(*V));
+    Layout = std::move(V->Layout);
+    Vocabulary.emplace(std::move(V->Vocabulary));
     Dim = Vocabulary->dimension();
   }
   const AdvisorInfo &Info = *findAdvisor("evict");

@@ -12,6 +12,12 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
 #include "llvm/CodeGen/TargetRegisterInfo.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/EndianStream.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstring>
 
 using namespace llvm;
 
@@ -34,23 +40,98 @@ StringRef baseOpcodeName(StringRef InstrName) {
   return InstrName.slice(Begin, End).rtrim('_');
 }
 
+namespace {
+/// The target's names that make its layout, in id order: they are the
+/// target's static tables (TableGen's), valid for as long as LLVM is
+/// loaded, so a deferred layout may keep them.
+struct TargetNames {
+  std::vector<StringRef> Opcodes, RegisterClasses;
+  uint64_t Fingerprint = 0;
+
+  TargetNames(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
+              StringRef Description) {
+    unsigned NumOpcodes = TII.getNumOpcodes();
+    unsigned NumClasses = TRI.getNumRegClasses();
+    Opcodes.reserve(NumOpcodes);
+    RegisterClasses.reserve(NumClasses);
+    for (unsigned Opc = 0; Opc < NumOpcodes; ++Opc)
+      Opcodes.push_back(TII.getName(Opc));
+    for (unsigned RC = 0; RC < NumClasses; ++RC)
+      RegisterClasses.push_back(TRI.getRegClassName(TRI.getRegClass(RC)));
+    std::vector<StringRef> Registers;
+    Registers.reserve(TRI.getNumRegs());
+    for (unsigned Reg = 0; Reg < TRI.getNumRegs(); ++Reg)
+      Registers.push_back(TRI.getName(Reg));
+    // Every name, NUL-terminated, list by list: a target or an LLVM whose
+    // opcodes, registers or classes differ has another fingerprint. Copied
+    // into one buffer and hashed once: this runs in every llc process.
+    size_t Bytes = Description.size() + 3;
+    for (ArrayRef<StringRef> List :
+         {ArrayRef<StringRef>(Opcodes), ArrayRef<StringRef>(RegisterClasses),
+          ArrayRef<StringRef>(Registers)})
+      for (StringRef N : List)
+        Bytes += N.size() + 1;
+    std::vector<char> All(Bytes);
+    char *Out = All.data();
+    auto Add = [&](StringRef Name) {
+      std::memcpy(Out, Name.data(), Name.size());
+      Out += Name.size() + 1; // the NUL: All starts zeroed
+    };
+    Add(Description);
+    for (ArrayRef<StringRef> List :
+         {ArrayRef<StringRef>(Opcodes), ArrayRef<StringRef>(RegisterClasses),
+          ArrayRef<StringRef>(Registers)}) {
+      for (StringRef N : List)
+        Add(N);
+      *Out++ = '\1';
+    }
+    assert(Out == All.data() + All.size() && "miscounted the names");
+    Fingerprint = xxh3_64bits(ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(All.data()), All.size()));
+  }
+};
+
+/// The common operand and register sections, after the opcodes'.
+void addOperandSections(vocab::Layout &L, ArrayRef<StringRef> Classes) {
+  L.addGroup(1, "common operands");
+  for (StringRef N : CommonOperandNames)
+    L.addEntity(N);
+  // Register classes by id: the entity of class C is Base + C.
+  L.addGroup(2, "physical register classes");
+  for (StringRef Name : Classes)
+    L.addEntity(Name, ("PhyReg_" + Name).str());
+  L.addGroup(3, "virtual register classes");
+  for (StringRef Name : Classes)
+    L.addEntity(Name, ("VirtReg_" + Name).str());
+}
+
+void addSections(vocab::Layout &L) {
+  L.addSection("Opcodes");
+  L.addSection("CommonOperands");
+  L.addSection("PhysicalRegisters");
+  L.addSection("VirtualRegisters");
+}
+
+constexpr char TablesMagic[8] = {'I', 'R', 'T', 'K', 'M', 'I', 'R', 'L'};
+constexpr uint32_t TablesVersion = 1;
+constexpr size_t TablesHeader = 48;
+} // namespace
+
 std::shared_ptr<const TargetLayout>
 TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
                      StringRef Description) {
   auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
+  TargetNames Names(TII, TRI, Description);
+  T->Fingerprint = Names.Fingerprint;
   auto L = std::make_shared<vocab::Layout>(Description.str());
-  unsigned Opcodes = L->addSection("Opcodes");
-  unsigned Common = L->addSection("CommonOperands");
-  unsigned Phys = L->addSection("PhysicalRegisters");
-  unsigned Virt = L->addSection("VirtualRegisters");
+  addSections(*L);
 
   // Opcodes: unique base names in bytewise order (as upstream's
-  // std::set<std::string> orders them). An llc run makes this layout once
-  // per process, so it is kept cheap: the bases are slices of the target's
-  // own names, told apart by a DenseMap of StringRefs (no copies), and the
-  // unique ones are sorted by their first 8 bytes as a big-endian integer,
-  // the full names only breaking ties.
-  unsigned NumOpcodes = TII.getNumOpcodes();
+  // std::set<std::string> orders them). The bases are slices of the
+  // target's own names, told apart by a DenseMap of StringRefs (no copies),
+  // and the unique ones are sorted by their first 8 bytes as a big-endian
+  // integer, the full names only breaking ties.
+  unsigned NumOpcodes = Names.Opcodes.size();
   std::vector<unsigned> BaseOf(NumOpcodes);
   DenseMap<StringRef, unsigned> BaseIndex;
   struct UniqueBase {
@@ -60,7 +141,7 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
   };
   std::vector<UniqueBase> Unique;
   for (unsigned Opc = 0; Opc < NumOpcodes; ++Opc) {
-    StringRef Base = baseOpcodeName(TII.getName(Opc));
+    StringRef Base = baseOpcodeName(Names.Opcodes[Opc]);
     auto [It, New] = BaseIndex.try_emplace(Base, Unique.size());
     if (New) {
       uint64_t Prefix = 0;
@@ -76,7 +157,7 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
       return A.Prefix < B.Prefix;
     return A.Name < B.Name;
   });
-  L->addGroup(Opcodes, "opcodes");
+  L->addGroup(0, "opcodes");
   std::vector<EntityId> EntityOfBase(Unique.size());
   for (const UniqueBase &U : Unique)
     EntityOfBase[U.Index] = L->addEntity(U.Name);
@@ -84,24 +165,11 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
   for (unsigned Opc = 0; Opc < NumOpcodes; ++Opc)
     T->OpcodeEntity[Opc] = EntityOfBase[BaseOf[Opc]];
 
-  L->addGroup(Common, "common operands");
   T->CommonOperandBase = L->size();
-  for (StringRef N : CommonOperandNames)
-    L->addEntity(N);
-
-  // Register classes by id: the entity of class C is Base + C.
-  L->addGroup(Phys, "physical register classes");
-  T->PhysicalRegisterBase = L->size();
-  for (unsigned RC = 0; RC < TRI.getNumRegClasses(); ++RC) {
-    StringRef Name = TRI.getRegClassName(TRI.getRegClass(RC));
-    L->addEntity(Name, ("PhyReg_" + Name).str());
-  }
-  L->addGroup(Virt, "virtual register classes");
-  T->VirtualRegisterBase = L->size();
-  for (unsigned RC = 0; RC < TRI.getNumRegClasses(); ++RC) {
-    StringRef Name = TRI.getRegClassName(TRI.getRegClass(RC));
-    L->addEntity(Name, ("VirtReg_" + Name).str());
-  }
+  T->PhysicalRegisterBase = T->CommonOperandBase + NumCommonOperands;
+  T->VirtualRegisterBase = T->PhysicalRegisterBase +
+                           static_cast<unsigned>(Names.RegisterClasses.size());
+  addOperandSections(*L, Names.RegisterClasses);
   // The smallest class of each physical register: searching every class
   // per operand would dominate the embedding's cost.
   T->PhysicalRegisterClass.assign(TRI.getNumRegs(), -1);
@@ -113,9 +181,114 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
   return T;
 }
 
+std::string TargetLayout::tables() const {
+  using support::endian::write;
+  constexpr auto LE = llvm::endianness::little;
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS.write(TablesMagic, sizeof(TablesMagic));
+  write<uint32_t>(OS, TablesVersion, LE);
+  write<uint32_t>(OS, static_cast<uint32_t>(OpcodeEntity.size()), LE);
+  write<uint32_t>(OS, numRegisterClasses(), LE);
+  write<uint32_t>(OS, static_cast<uint32_t>(PhysicalRegisterClass.size()), LE);
+  write<uint32_t>(OS, CommonOperandBase, LE);
+  write<uint32_t>(OS, 0, LE);
+  write<uint64_t>(OS, Fingerprint, LE);
+  write<uint64_t>(OS, L->checksum(), LE);
+  for (EntityId E : OpcodeEntity)
+    write<uint32_t>(OS, E, LE);
+  for (int C : PhysicalRegisterClass)
+    write<int32_t>(OS, C, LE);
+  return Out;
+}
+
+std::shared_ptr<const TargetLayout>
+TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
+                         const TargetRegisterInfo &TRI, StringRef Description) {
+  if (Tables.size() < TablesHeader ||
+      std::memcmp(Tables.data(), TablesMagic, sizeof(TablesMagic)) != 0)
+    return nullptr;
+  const char *P = Tables.data() + sizeof(TablesMagic);
+  auto Next32 = [&] {
+    uint32_t V = support::endian::read32le(P);
+    P += 4;
+    return V;
+  };
+  uint32_t Version = Next32(), NumOpcodes = Next32(), NumClasses = Next32(),
+           NumRegs = Next32(), NumBases = Next32();
+  (void)Next32();
+  uint64_t Fingerprint = support::endian::read64le(P);
+  uint64_t Checksum = support::endian::read64le(P + 8);
+  P += 16;
+  if (Version != TablesVersion || NumOpcodes != TII.getNumOpcodes() ||
+      NumClasses != TRI.getNumRegClasses() || NumRegs != TRI.getNumRegs() ||
+      Tables.size() != TablesHeader + 4 * (size_t(NumOpcodes) + NumRegs))
+    return nullptr;
+  auto Names = std::make_shared<TargetNames>(TII, TRI, Description);
+  if (Names->Fingerprint != Fingerprint)
+    return nullptr;
+
+  auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
+  T->Fingerprint = Fingerprint;
+  T->OpcodeEntity.resize(NumOpcodes);
+  for (EntityId &E : T->OpcodeEntity) {
+    E = Next32();
+    if (E >= NumBases)
+      return nullptr;
+  }
+  T->PhysicalRegisterClass.resize(NumRegs);
+  for (int &C : T->PhysicalRegisterClass) {
+    C = static_cast<int32_t>(Next32());
+    if (C < -1 || C >= static_cast<int>(NumClasses))
+      return nullptr;
+  }
+  T->CommonOperandBase = NumBases;
+  T->PhysicalRegisterBase = NumBases + NumCommonOperands;
+  T->VirtualRegisterBase = T->PhysicalRegisterBase + NumClasses;
+  // The keys, made only if something asks for one: each opcode entity is
+  // its opcodes' base name, in the order the tables give.
+  std::vector<EntityId> SectionEnds{
+      T->CommonOperandBase, T->PhysicalRegisterBase, T->VirtualRegisterBase,
+      T->VirtualRegisterBase + NumClasses};
+  T->L = vocab::Layout::deferred(
+      Description.str(), std::move(SectionEnds), Checksum,
+      [Names, Entity = T->OpcodeEntity, NumBases](vocab::Layout &L) {
+        std::vector<StringRef> Keys(NumBases);
+        for (size_t Opc = 0; Opc < Entity.size(); ++Opc)
+          Keys[Entity[Opc]] = baseOpcodeName(Names->Opcodes[Opc]);
+        addSections(L);
+        L.addGroup(0, "opcodes");
+        for (StringRef K : Keys)
+          L.addEntity(K);
+        addOperandSections(L, Names->RegisterClasses);
+      });
+  return T;
+}
+
 Expected<vocab::Vocabulary>
 loadVocabulary(StringRef Path, const TargetLayout &L, const Weights &W) {
   return vocab::Vocabulary::load(Path, L.layout(), W.sections());
+}
+
+Expected<TargetVocabulary> loadTargetVocabulary(StringRef Path,
+                                                const TargetInstrInfo &TII,
+                                                const TargetRegisterInfo &TRI,
+                                                StringRef Description,
+                                                const Weights &W) {
+  std::shared_ptr<const TargetLayout> T;
+  Expected<vocab::Vocabulary> V = vocab::Vocabulary::load(
+      Path,
+      [&](StringRef Tables) {
+        if (!Tables.empty())
+          T = TargetLayout::fromTables(Tables, TII, TRI, Description);
+        if (!T)
+          T = TargetLayout::create(TII, TRI, Description);
+        return T->layout();
+      },
+      W.sections());
+  if (!V)
+    return V.takeError();
+  return TargetVocabulary{std::move(T), std::move(*V)};
 }
 
 } // namespace irtk::mir2vec

@@ -83,20 +83,20 @@ public:
       if (!S.Error.empty())
         return;
       const TargetSubtargetInfo &STI = MF.getSubtarget();
-      S.Layout =
-          TargetLayout::create(*STI.getInstrInfo(), *STI.getRegisterInfo(),
-                               layoutDescription(MF.getTarget()));
       Expected<std::string> Path = resolveVocabularyPath(
           O.VocabularyPath, defaultVocabularyPath(O.BinaryPath, MF.getTarget()),
           "set it with " + O.OptionPrefix + "vocab-path");
-      Expected<vocab::Vocabulary> V =
-          Path ? loadVocabulary(*Path, *S.Layout, O.VocabularyWeights)
-               : Expected<vocab::Vocabulary>(Path.takeError());
+      Expected<TargetVocabulary> V =
+          Path ? loadTargetVocabulary(
+                     *Path, *STI.getInstrInfo(), *STI.getRegisterInfo(),
+                     layoutDescription(MF.getTarget()), O.VocabularyWeights)
+               : Expected<TargetVocabulary>(Path.takeError());
       if (!V) {
         S.Error = toString(V.takeError());
         return;
       }
-      S.Vocabulary.emplace(std::move(*V));
+      S.Layout = std::move(V->Layout);
+      S.Vocabulary.emplace(std::move(V->Vocabulary));
     });
     if (!S.Vocabulary) {
       // Once per module, not per function.

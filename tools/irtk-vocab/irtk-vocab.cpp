@@ -406,7 +406,10 @@ static Error runPack(const LayoutChoice &C, const std::string &File,
   if (Output.empty())
     Output = Vocabulary::binaryPath(File);
   if (Error E = irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
-        V->writeBinary((*Buf)->getBuffer(), OS);
+        // A target's layout tables too: compilers loading this form then
+        // check them rather than build the layout.
+        V->writeBinary((*Buf)->getBuffer(), OS,
+                       C.Target ? C.Target->tables() : std::string());
         return Error::success();
       }))
     return E;

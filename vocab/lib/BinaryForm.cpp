@@ -16,6 +16,10 @@
 ///
 ///   "IRTKVOCB"  u32 format  u32 dimension  u32 entities  u32 unknown keys
 ///   u64 layout checksum  u64 source size  u64 source hash (xxh3)
+///   u64 table bytes
+///   u8 tables[table bytes], zero-padded to a multiple of 8: what the
+///      layout's maker needs to make it again without building it (a
+///      target's MIR layout: mir2vec::TargetLayout::tables), or nothing
 ///   u8 present[entities], zero-padded to a multiple of 8
 ///   f64 vectors[present entities * dimension], unweighted, in id order
 ///   unknown keys: u32 length, bytes; each
@@ -40,8 +44,8 @@ using namespace llvm;
 namespace irtk::vocab {
 
 static constexpr char Magic[8] = {'I', 'R', 'T', 'K', 'V', 'O', 'C', 'B'};
-static constexpr uint32_t FormatVersion = 1;
-static constexpr size_t HeaderSize = 48;
+static constexpr uint32_t FormatVersion = 2;
+static constexpr size_t HeaderSize = 56;
 
 static size_t paddedTo8(size_t N) { return (N + 7) & ~size_t(7); }
 
@@ -49,7 +53,19 @@ std::string Vocabulary::binaryPath(StringRef Path) {
   return (Path + ".bin").str();
 }
 
-void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS) const {
+StringRef Vocabulary::binaryLayoutTables(StringRef Binary) {
+  if (Binary.size() < HeaderSize ||
+      std::memcmp(Binary.data(), Magic, sizeof(Magic)) != 0 ||
+      support::endian::read32le(Binary.data() + 8) != FormatVersion)
+    return {};
+  uint64_t Size = support::endian::read64le(Binary.data() + 48);
+  if (Size > Binary.size() - HeaderSize)
+    return {};
+  return Binary.substr(HeaderSize, Size);
+}
+
+void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
+                             StringRef Tables) const {
   assert(llvm::all_of(W, [](float X) { return X == 1.0f; }) &&
          "the binary form holds unweighted vectors");
   using support::endian::write;
@@ -62,6 +78,9 @@ void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS) const {
   write<uint64_t>(OS, L->checksum(), LE);
   write<uint64_t>(OS, Source.size(), LE);
   write<uint64_t>(OS, xxh3_64bits(Source), LE);
+  write<uint64_t>(OS, Tables.size(), LE);
+  OS << Tables;
+  OS.write_zeros(paddedTo8(Tables.size()) - Tables.size());
   for (EntityId Id = 0; Id < size(); ++Id)
     OS << static_cast<char>(Present[Id] ? 1 : 0);
   OS.write_zeros(paddedTo8(size()) - size());
@@ -106,7 +125,8 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
     return Fail("binary vocabulary format " + Twine(Version) +
                 ", this irtk reads format " + Twine(FormatVersion));
   uint32_t Dim = Next32(), Entities = Next32(), Unknown = Next32();
-  uint64_t LayoutSum = Next64(), SourceSize = Next64(), SourceHash = Next64();
+  uint64_t LayoutSum = Next64(), SourceSize = Next64(), SourceHash = Next64(),
+           TableBytes = Next64();
   if (LayoutSum != L->checksum() || Entities != L->size())
     return Fail("made for another layout than " + L->description() + "'s " +
                 Twine(L->size()) + " entities");
@@ -115,7 +135,10 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   if (Dim == 0)
     return Fail("zero dimension");
 
-  size_t VectorsAt = HeaderSize + paddedTo8(Entities);
+  if (TableBytes > Binary.size() - HeaderSize)
+    return Fail("truncated");
+  size_t PresentAt = HeaderSize + paddedTo8(TableBytes);
+  size_t VectorsAt = PresentAt + paddedTo8(Entities);
   if (Binary.size() < VectorsAt)
     return Fail("truncated");
   Vocabulary V;
@@ -124,7 +147,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   V.Present.resize(Entities);
   size_t Given = 0;
   for (EntityId Id = 0; Id < Entities; ++Id)
-    Given += V.Present[Id] = Binary[HeaderSize + Id] != 0;
+    Given += V.Present[Id] = Binary[PresentAt + Id] != 0;
   if (Binary.size() < VectorsAt + Given * Dim * 8)
     return Fail("truncated");
   V.Data.assign(size_t(Entities) * Dim, 0.0);
@@ -139,9 +162,12 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
       D = llvm::bit_cast<double>(llvm::byteswap(llvm::bit_cast<uint64_t>(D)));
   // The section weights, applied as loadFromBuffer applies them: to the
   // vectors the file gave (an absent entity's zeros stay +0).
-  for (EntityId Id = 0; Id < Entities; ++Id) {
+  bool Weighted = llvm::any_of(V.W, [](float X) { return X != 1.0f; });
+  for (EntityId Id = 0; Weighted && Id < Entities; ++Id) {
+    if (!V.Present[Id])
+      continue;
     double Weight = static_cast<double>(V.W[L->entitySection(Id)]);
-    if (Weight == 1.0 || !V.Present[Id])
+    if (Weight == 1.0)
       continue;
     for (double *D = V.Data.data() + size_t(Id) * Dim, *E = D + Dim; D != E;
          ++D)
@@ -168,9 +194,17 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
 Expected<Vocabulary> Vocabulary::load(StringRef Path,
                                       std::shared_ptr<const Layout> L,
                                       const SectionWeights &W) {
+  return load(
+      Path, [&](StringRef) { return std::move(L); }, W);
+}
+
+Expected<Vocabulary> Vocabulary::load(
+    StringRef Path,
+    function_ref<std::shared_ptr<const Layout>(StringRef Tables)> MakeLayout,
+    const SectionWeights &W) {
   std::string BinPath = binaryPath(Path);
   if (Path == "-" || !sys::fs::exists(BinPath))
-    return loadFromFile(Path, std::move(L), W);
+    return loadFromFile(Path, MakeLayout(""), W);
   ErrorOr<std::unique_ptr<MemoryBuffer>> Source = MemoryBuffer::getFile(
       Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Source)
@@ -183,8 +217,9 @@ Expected<Vocabulary> Vocabulary::load(StringRef Path,
     return createStringError(inconvertibleErrorCode(),
                              BinPath + ": cannot read the binary form: " +
                                  Binary.getError().message());
-  return loadFromBinary((*Binary)->getBuffer(), BinPath, (*Source)->getBuffer(),
-                        Path, std::move(L), W);
+  StringRef Bytes = (*Binary)->getBuffer();
+  return loadFromBinary(Bytes, BinPath, (*Source)->getBuffer(), Path,
+                        MakeLayout(binaryLayoutTables(Bytes)), W);
 }
 
 } // namespace irtk::vocab

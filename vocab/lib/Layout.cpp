@@ -8,6 +8,7 @@
 
 #include "irtk/vocab/Layout.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cassert>
@@ -43,7 +44,48 @@ EntityId Layout::addEntity(StringRef Key, StringRef Label) {
   return Id;
 }
 
+std::shared_ptr<const Layout>
+Layout::deferred(std::string Description, std::vector<EntityId> SectionEnds,
+                 uint64_t Checksum, std::function<void(Layout &)> Fill) {
+  assert(llvm::is_sorted(SectionEnds) && "sections are contiguous");
+  auto L = std::make_shared<Layout>(std::move(Description));
+  L->Later = std::make_unique<Deferral>();
+  L->Later->Size = SectionEnds.empty() ? 0 : SectionEnds.back();
+  L->Later->SectionEnds = std::move(SectionEnds);
+  L->Later->Checksum = Checksum;
+  L->Later->Fill = std::move(Fill);
+  return L;
+}
+
+bool Layout::isPending() const {
+  // Filled layouts have their entities; a deferred one of no entity is
+  // as good as filled.
+  return Later && Entities.empty() && Later->Size != 0;
+}
+
+unsigned Layout::Deferral::sectionOf(EntityId Id) const {
+  return static_cast<unsigned>(llvm::upper_bound(SectionEnds, Id) -
+                               SectionEnds.begin());
+}
+
+void Layout::fill() const {
+  std::call_once(Later->Once, [this] {
+    Layout Full(Description);
+    Later->Fill(Full);
+    Later->Fill = nullptr;
+    assert(Full.size() == Later->Size && Full.checksum() == Later->Checksum &&
+           "filled as another layout");
+    // The layout is const to its users, but filling it is not a change
+    // they can see: what they asked before, they are told again.
+    auto &Self = const_cast<Layout &>(*this);
+    Self.Sections = std::move(Full.Sections);
+    Self.Groups = std::move(Full.Groups);
+    Self.Entities = std::move(Full.Entities);
+  });
+}
+
 std::optional<unsigned> Layout::findSection(StringRef Key) const {
+  filled();
   for (unsigned S = 0; S < numSections(); ++S)
     if (Sections[S].Key == Key)
       return S;
@@ -51,7 +93,7 @@ std::optional<unsigned> Layout::findSection(StringRef Key) const {
 }
 
 std::optional<EntityId> Layout::lookup(unsigned Section, StringRef Key) const {
-  const StringMap<EntityId> &M = Sections[Section].Index;
+  const StringMap<EntityId> &M = filled().Sections[Section].Index;
   auto It = M.find(Key);
   if (It == M.end())
     return std::nullopt;
@@ -59,6 +101,8 @@ std::optional<EntityId> Layout::lookup(unsigned Section, StringRef Key) const {
 }
 
 uint64_t Layout::checksum() const {
+  if (Later)
+    return Later->Checksum;
   std::string Key = Description;
   Key += '\0';
   for (const SectionInfo &S : Sections)

@@ -20,6 +20,15 @@
 
 #include "gtest/gtest.h"
 
+#include "llvm/CodeGen/TargetInstrInfo.h"
+#include "llvm/CodeGen/TargetRegisterInfo.h"
+#include "llvm/CodeGen/TargetSubtargetInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Target/TargetMachine.h"
+
 using namespace irtk::mir2vec;
 using namespace llvm;
 
@@ -131,6 +140,152 @@ TEST(MIRLayoutTest, OtherTargets) {
       createTargetMachine("nonesuch-unknown-unknown");
   EXPECT_FALSE(static_cast<bool>(Bad));
   consumeError(Bad.takeError());
+}
+
+/// A target machine and its subtarget's instruction and register info.
+struct Target {
+  std::unique_ptr<TargetMachine> TM;
+  const TargetInstrInfo *TII = nullptr;
+  const TargetRegisterInfo *TRI = nullptr;
+
+  explicit Target(const char *Triple) {
+    initializeTargets();
+    Expected<std::unique_ptr<TargetMachine>> M = createTargetMachine(Triple);
+    if (!M) {
+      ADD_FAILURE() << toString(M.takeError());
+      return;
+    }
+    TM = std::move(*M);
+    // The subtarget lives in the target machine; any function gives it.
+    LLVMContext Ctx;
+    Module Mod("m", Ctx);
+    Function *F =
+        Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false),
+                         GlobalValue::ExternalLinkage, "f", Mod);
+    const TargetSubtargetInfo *STI = TM->getSubtargetImpl(*F);
+    TII = STI->getInstrInfo();
+    TRI = STI->getRegisterInfo();
+  }
+  std::string description() const { return layoutDescription(*TM); }
+};
+
+TEST(MIRLayoutTest, TablesMakeTheSameLayoutWithoutBuildingIt) {
+  for (const char *Triple :
+       {"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"}) {
+    Target T(Triple);
+    ASSERT_TRUE(T.TM);
+    std::shared_ptr<const TargetLayout> Built =
+        TargetLayout::create(*T.TII, *T.TRI, T.description());
+    std::shared_ptr<const TargetLayout> Made = TargetLayout::fromTables(
+        Built->tables(), *T.TII, *T.TRI, T.description());
+    ASSERT_TRUE(Made) << Triple;
+    const irtk::vocab::Layout &B = *Built->layout(), &M = *Made->layout();
+    EXPECT_TRUE(M.isPending());
+    ASSERT_EQ(M.size(), B.size());
+    EXPECT_EQ(M.checksum(), B.checksum());
+    EXPECT_EQ(M.numSections(), 4u);
+    for (EntityId Id = 0; Id < B.size(); ++Id)
+      ASSERT_EQ(M.entitySection(Id), B.entitySection(Id)) << Id;
+    for (unsigned Opc = 0; Opc < T.TII->getNumOpcodes(); ++Opc)
+      ASSERT_EQ(Made->opcodeEntity(Opc), Built->opcodeEntity(Opc)) << Opc;
+    for (unsigned Reg = 0; Reg < T.TRI->getNumRegs(); ++Reg)
+      ASSERT_EQ(Made->physicalRegisterEntityOf(Reg),
+                Built->physicalRegisterEntityOf(Reg))
+          << Reg;
+    EXPECT_EQ(Made->noRegisterEntity(), Built->noRegisterEntity());
+    EXPECT_EQ(Made->commonOperandEntity(MachineOperand::MO_LaneMask),
+              Built->commonOperandEntity(MachineOperand::MO_LaneMask));
+    EXPECT_TRUE(M.isPending()); // no key asked for yet
+    // The keys, made when asked for: the built layout's, in its groups.
+    for (EntityId Id = 0; Id < B.size(); ++Id) {
+      ASSERT_EQ(M.entityName(Id), B.entityName(Id)) << Id;
+      ASSERT_EQ(M.entityLabel(Id), B.entityLabel(Id)) << Id;
+      ASSERT_EQ(M.entityGroup(Id), B.entityGroup(Id)) << Id;
+    }
+    EXPECT_FALSE(M.isPending());
+    EXPECT_EQ(M.lookup(2, "GPR64"), B.lookup(2, "GPR64"));
+  }
+}
+
+TEST(MIRLayoutTest, TablesOfAnotherTargetOrDamagedAreNotUsed) {
+  Target X86("x86_64-unknown-linux-gnu"), Arm("aarch64-unknown-linux-gnu");
+  ASSERT_TRUE(X86.TM && Arm.TM);
+  std::string Tables =
+      TargetLayout::create(*X86.TII, *X86.TRI, X86.description())->tables();
+  ASSERT_TRUE(
+      TargetLayout::fromTables(Tables, *X86.TII, *X86.TRI, X86.description()));
+  EXPECT_FALSE(
+      TargetLayout::fromTables(Tables, *Arm.TII, *Arm.TRI, Arm.description()));
+  EXPECT_FALSE(
+      TargetLayout::fromTables(Tables, *X86.TII, *X86.TRI, "other MIR"));
+  auto Damaged = [&](size_t At, char C) {
+    std::string T = Tables;
+    T[At] = C;
+    return TargetLayout::fromTables(T, *X86.TII, *X86.TRI, X86.description());
+  };
+  EXPECT_FALSE(Damaged(0, 'X'));          // the magic
+  EXPECT_FALSE(Damaged(8, 2));            // the version
+  EXPECT_FALSE(Damaged(32, ~Tables[32])); // the fingerprint
+  EXPECT_FALSE(Damaged(51, '\x7f'));      // opcode 0's entity, out of range
+  EXPECT_FALSE(Damaged(Tables.size() - 1, '\x7f')); // a register's class
+  EXPECT_FALSE(TargetLayout::fromTables(Tables.substr(0, Tables.size() - 4),
+                                        *X86.TII, *X86.TRI, X86.description()));
+  EXPECT_FALSE(
+      TargetLayout::fromTables("", *X86.TII, *X86.TRI, X86.description()));
+}
+
+TEST(MIRLayoutTest, LoadTargetVocabularyUsesTheTablesOfItsBinaryForm) {
+  Target X86("x86_64-unknown-linux-gnu");
+  ASSERT_TRUE(X86.TM);
+  std::shared_ptr<const TargetLayout> Built =
+      TargetLayout::create(*X86.TII, *X86.TRI, X86.description());
+  SmallString<128> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("irtk-layout", Dir));
+  std::string Json = (Dir + "/v.json").str();
+  ASSERT_FALSE(sys::fs::copy_file(IRTK_TEST_INPUTS "/mir-dim2.json", Json));
+  Weights W{0.5f, 1.0f, 2.0f};
+  Expected<irtk::vocab::Vocabulary> Reference = loadVocabulary(Json, *Built, W);
+  IRTK_ASSERT_OK(Reference);
+  auto Load = [&] {
+    return loadTargetVocabulary(Json, *X86.TII, *X86.TRI, X86.description(), W);
+  };
+  auto Pack = [&](StringRef Tables) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Text = MemoryBuffer::getFile(Json);
+    ASSERT_TRUE(!!Text);
+    Expected<irtk::vocab::Vocabulary> V =
+        irtk::vocab::Vocabulary::loadFromBuffer((*Text)->getBuffer(), Json,
+                                                Built->layout());
+    IRTK_ASSERT_OK(V);
+    std::error_code EC;
+    raw_fd_ostream OS(irtk::vocab::Vocabulary::binaryPath(Json), EC);
+    ASSERT_FALSE(EC);
+    V->writeBinary((*Text)->getBuffer(), OS, Tables);
+  };
+  auto SameVectors = [&](const irtk::vocab::Vocabulary &V) {
+    ASSERT_EQ(V.size(), Reference->size());
+    for (EntityId Id = 0; Id < V.size(); ++Id)
+      ASSERT_EQ(V.vector(Id), Reference->vector(Id)) << Id;
+  };
+  // No binary form: the layout is built.
+  Expected<TargetVocabulary> FromJson = Load();
+  IRTK_ASSERT_OK(FromJson);
+  EXPECT_FALSE(FromJson->Layout->layout()->isPending());
+  SameVectors(FromJson->Vocabulary);
+  // A binary form with the tables: nothing built.
+  Pack(Built->tables());
+  Expected<TargetVocabulary> FromTables = Load();
+  IRTK_ASSERT_OK(FromTables);
+  EXPECT_TRUE(FromTables->Layout->layout()->isPending());
+  SameVectors(FromTables->Vocabulary);
+  // Tables that are not this target's: built, and the same vocabulary.
+  std::string Other = Built->tables();
+  Other[32] = ~Other[32];
+  Pack(Other);
+  Expected<TargetVocabulary> Rebuilt = Load();
+  IRTK_ASSERT_OK(Rebuilt);
+  EXPECT_FALSE(Rebuilt->Layout->layout()->isPending());
+  SameVectors(Rebuilt->Vocabulary);
+  sys::fs::remove_directories(Dir);
 }
 
 } // namespace

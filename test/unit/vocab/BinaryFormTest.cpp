@@ -19,7 +19,9 @@
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "../TestHelpers.h"
 #include "gmock/gmock.h"
@@ -41,7 +43,7 @@ const char *Source = R"({
   "Arguments": {"Variable": [10, 20]}
 })";
 
-std::string binaryOf(StringRef Text) {
+std::string binaryOf(StringRef Text, StringRef Tables = "") {
   Expected<Vocabulary> V =
       Vocabulary::loadFromBuffer(Text, "v.json", irLayout());
   if (!V) {
@@ -50,7 +52,7 @@ std::string binaryOf(StringRef Text) {
   }
   std::string Out;
   raw_string_ostream OS(Out);
-  V->writeBinary(Text, OS);
+  V->writeBinary(Text, OS, Tables);
   return Out;
 }
 
@@ -141,10 +143,11 @@ TEST(BinaryFormTest, NotABinaryFormIsRefused) {
 
 TEST(BinaryFormTest, OtherFormatIsRefused) {
   std::string Binary = binaryOf(Source);
-  Binary[8] = 2; // the format version, little-endian after the magic
+  Binary[8] = 1; // the format version, little-endian after the magic
   EXPECT_THAT(binaryError(Binary),
-              HasSubstr("v.json.bin: binary vocabulary format 2, this irtk "
-                        "reads format 1"));
+              HasSubstr("v.json.bin: binary vocabulary format 1, this irtk "
+                        "reads format 2"));
+  EXPECT_EQ(Vocabulary::binaryLayoutTables(Binary), "");
 }
 
 TEST(BinaryFormTest, TruncatedOrTrailingIsRefused) {
@@ -153,6 +156,102 @@ TEST(BinaryFormTest, TruncatedOrTrailingIsRefused) {
     EXPECT_THAT(binaryError(Binary.substr(0, Cut)), HasSubstr("truncated"))
         << Cut;
   EXPECT_THAT(binaryError(Binary + "x"), HasSubstr("trailing bytes"));
+}
+
+TEST(BinaryFormTest, LayoutTablesRideAlongUnread) {
+  std::string Plain = binaryOf(Source);
+  std::string WithTables = binaryOf(Source, "tables!"); // 7 bytes, padded
+  EXPECT_EQ(WithTables.size(), Plain.size() + 8);
+  EXPECT_EQ(Vocabulary::binaryLayoutTables(WithTables), "tables!");
+  EXPECT_EQ(Vocabulary::binaryLayoutTables(Plain), "");
+  EXPECT_EQ(Vocabulary::binaryLayoutTables(Source), "");
+  Expected<Vocabulary> A = fromBinary(Plain, Source);
+  Expected<Vocabulary> B = fromBinary(WithTables, Source);
+  IRTK_ASSERT_OK(A);
+  IRTK_ASSERT_OK(B);
+  for (EntityId Id = 0; Id < A->size(); ++Id)
+    EXPECT_EQ(A->vector(Id), B->vector(Id)) << Id;
+  // Tables longer than the file: truncated, for both readers.
+  std::string Cut = WithTables.substr(0, 60);
+  EXPECT_THAT(binaryError(Cut), HasSubstr("truncated"));
+  EXPECT_EQ(Vocabulary::binaryLayoutTables(Cut), "");
+}
+
+/// A layout of two sections, "A" (keys a0, a1, a2) and "B" (b0, b1), the
+/// second in two groups.
+void fillTwoSections(Layout &L) {
+  unsigned A = L.addSection("A"), B = L.addSection("B");
+  L.addGroup(A, "as");
+  for (const char *K : {"a0", "a1", "a2"})
+    L.addEntity(K);
+  L.addGroup(B, "bs");
+  L.addEntity("b0", "Label_b0");
+  L.addGroup(B, "more bs");
+  L.addEntity("b1");
+}
+
+TEST(DeferredLayoutTest, KnowsItsShapeWithoutFilling) {
+  Layout Built("two");
+  fillTwoSections(Built);
+  unsigned Fills = 0;
+  std::shared_ptr<const Layout> L =
+      Layout::deferred("two", {3, 5}, Built.checksum(), [&](Layout &Into) {
+        ++Fills;
+        fillTwoSections(Into);
+      });
+  EXPECT_TRUE(L->isPending());
+  EXPECT_EQ(L->size(), 5u);
+  EXPECT_EQ(L->numSections(), 2u);
+  EXPECT_EQ(L->checksum(), Built.checksum());
+  EXPECT_EQ(L->description(), "two");
+  for (EntityId Id = 0; Id < 5; ++Id)
+    EXPECT_EQ(L->entitySection(Id), Built.entitySection(Id)) << Id;
+  EXPECT_EQ(Fills, 0u);
+  EXPECT_TRUE(L->isPending());
+}
+
+TEST(DeferredLayoutTest, FillsOnceWhenAskedForNames) {
+  Layout Built("two");
+  fillTwoSections(Built);
+  std::atomic<unsigned> Fills{0};
+  std::shared_ptr<const Layout> L =
+      Layout::deferred("two", {3, 5}, Built.checksum(), [&](Layout &Into) {
+        ++Fills;
+        fillTwoSections(Into);
+      });
+  // From several threads at once: one fill, every answer the built one's.
+  std::vector<std::thread> Threads;
+  std::atomic<unsigned> Wrong{0};
+  for (int T = 0; T < 4; ++T)
+    Threads.emplace_back([&] {
+      for (EntityId Id = 0; Id < 5; ++Id)
+        Wrong += L->entityLabel(Id) != Built.entityLabel(Id) ||
+                 L->entityName(Id) != Built.entityName(Id) ||
+                 L->entityGroup(Id) != Built.entityGroup(Id);
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(Wrong, 0u);
+  EXPECT_EQ(Fills, 1u);
+  EXPECT_FALSE(L->isPending());
+  EXPECT_EQ(L->numGroups(), 3u);
+  EXPECT_EQ(L->groupName(2), "more bs");
+  EXPECT_EQ(L->groupRange(1), std::make_pair(3u, 4u));
+  EXPECT_EQ(L->sectionName(1), "B");
+  EXPECT_EQ(L->findSection("B"), 1u);
+  EXPECT_EQ(L->lookup(1, "b1"), 4u);
+  EXPECT_EQ(L->lookup(0, "b1"), std::nullopt);
+  EXPECT_EQ(L->checksum(), Built.checksum());
+}
+
+TEST(DeferredLayoutTest, ALookupFillsIt) {
+  Layout Built("two");
+  fillTwoSections(Built);
+  std::shared_ptr<const Layout> L =
+      Layout::deferred("two", {3, 5}, Built.checksum(),
+                       [](Layout &Into) { fillTwoSections(Into); });
+  EXPECT_EQ(L->lookup(0, "a2"), 2u);
+  EXPECT_FALSE(L->isPending());
 }
 
 } // namespace

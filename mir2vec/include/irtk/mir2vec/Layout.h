@@ -21,7 +21,12 @@
 /// VirtReg_<class>.
 ///
 /// A TargetLayout also holds the tables the embedder looks entities up in:
-/// machine opcode -> entity, register class id -> entity.
+/// machine opcode -> entity, register class id -> entity. Building it costs
+/// an llc process about 18 M instructions (sorting 6,868 opcode names and
+/// indexing 7,158 keys), so the bundled vocabulary's binary form carries
+/// its tables (tables(), made by `irtk-vocab pack --mode=mir` at build
+/// time): a compiler that loads it (loadTargetVocabulary) only checks that
+/// they were made for its target and makes the keys if something asks.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +92,26 @@ public:
   create(const llvm::TargetInstrInfo &TII, const llvm::TargetRegisterInfo &TRI,
          llvm::StringRef Description);
 
+  /// What fromTables() needs to make this layout again without building
+  /// it: the opcode and register tables, the layout's checksum, and a
+  /// fingerprint of the target's opcode, register and register class
+  /// names. Little-endian:
+  ///   "IRTKMIRL" u32 version  u32 opcodes  u32 register classes
+  ///   u32 registers  u32 opcode entities  u32 0
+  ///   u64 fingerprint  u64 layout checksum
+  ///   u32 entity[opcodes]  i32 smallest class[registers]
+  std::string tables() const;
+
+  /// The layout of the target of \p TII and \p TRI, named \p Description,
+  /// from \p Tables (tables() of a layout made for the same target by the
+  /// same LLVM), checked against the target's names: nothing is sorted or
+  /// indexed, and the vocab::Layout is deferred (its keys are made the
+  /// first time something asks for one). nullptr when the tables are not
+  /// this target's, or are malformed; create() it then.
+  static std::shared_ptr<const TargetLayout>
+  fromTables(llvm::StringRef Tables, const llvm::TargetInstrInfo &TII,
+             const llvm::TargetRegisterInfo &TRI, llvm::StringRef Description);
+
   const std::shared_ptr<const vocab::Layout> &layout() const { return L; }
   unsigned size() const { return L->size(); }
 
@@ -129,6 +154,8 @@ public:
 
 private:
   std::shared_ptr<const vocab::Layout> L;
+  /// Of the target's names (the tables' fingerprint).
+  uint64_t Fingerprint = 0;
   std::vector<EntityId> OpcodeEntity;
   /// Physical register -> id of its smallest class, or -1.
   std::vector<int> PhysicalRegisterClass;
@@ -153,6 +180,23 @@ struct Weights {
 llvm::Expected<vocab::Vocabulary> loadVocabulary(llvm::StringRef Path,
                                                  const TargetLayout &L,
                                                  const Weights &W = {});
+
+/// A target's layout and the MIR vocabulary at \p Path for it.
+struct TargetVocabulary {
+  std::shared_ptr<const TargetLayout> Layout;
+  vocab::Vocabulary Vocabulary;
+};
+
+/// Loads the layout of the target of \p TII and \p TRI (named
+/// \p Description) and the MIR vocabulary at \p Path with \p W, as a
+/// compiler does: from the layout tables in the vocabulary's binary form
+/// when they were made for this target (TargetLayout::fromTables), else
+/// building the layout (TargetLayout::create). The layout, the vocabulary
+/// and the errors are create()'s and loadVocabulary()'s either way.
+llvm::Expected<TargetVocabulary>
+loadTargetVocabulary(llvm::StringRef Path, const llvm::TargetInstrInfo &TII,
+                     const llvm::TargetRegisterInfo &TRI,
+                     llvm::StringRef Description, const Weights &W = {});
 
 } // namespace irtk::mir2vec
 

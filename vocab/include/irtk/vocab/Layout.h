@@ -26,6 +26,9 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,33 +63,66 @@ public:
   /// listed as "PhyReg_GR32" and "VirtReg_GR32".
   EntityId addEntity(llvm::StringRef Key, llvm::StringRef Label = "");
 
+  /// A layout that is made, by \p Fill, only when something first asks for
+  /// its sections' names, its groups or its entities' keys: until then it
+  /// knows its description, its size, its checksum and each entity's
+  /// section, which is all that loading a vocabulary's binary form and
+  /// looking vectors up by id need. \p Fill adds the sections, groups and
+  /// entities to the layout it is given, as the layout this one stands for
+  /// has them; the sections must be contiguous in id order, section S
+  /// ending before id \p SectionEnds[S], and \p Checksum must be the
+  /// filled layout's checksum() (the caller knows both from a layout made
+  /// before, e.g. at build time). Filling is thread-safe. A compiler that
+  /// embeds machine IR by id this way never builds its target's 7,158 keys.
+  static std::shared_ptr<const Layout>
+  deferred(std::string Description, std::vector<EntityId> SectionEnds,
+           uint64_t Checksum, std::function<void(Layout &)> Fill);
+  /// Whether this layout is deferred() and not filled yet.
+  bool isPending() const;
+
   llvm::StringRef description() const { return Description; }
   /// Number of entities.
-  unsigned size() const { return static_cast<unsigned>(Entities.size()); }
+  unsigned size() const {
+    return Later ? Later->Size : static_cast<unsigned>(Entities.size());
+  }
 
   unsigned numSections() const {
-    return static_cast<unsigned>(Sections.size());
+    return Later ? static_cast<unsigned>(Later->SectionEnds.size())
+                 : static_cast<unsigned>(Sections.size());
   }
-  llvm::StringRef sectionName(unsigned S) const { return Sections[S].Key; }
+  llvm::StringRef sectionName(unsigned S) const {
+    return filled().Sections[S].Key;
+  }
   std::optional<unsigned> findSection(llvm::StringRef Key) const;
 
-  unsigned numGroups() const { return static_cast<unsigned>(Groups.size()); }
-  llvm::StringRef groupName(unsigned G) const { return Groups[G].Name; }
-  unsigned groupSection(unsigned G) const { return Groups[G].Section; }
+  unsigned numGroups() const {
+    return static_cast<unsigned>(filled().Groups.size());
+  }
+  llvm::StringRef groupName(unsigned G) const {
+    return filled().Groups[G].Name;
+  }
+  unsigned groupSection(unsigned G) const { return filled().Groups[G].Section; }
   /// The ids of group \p G: [first, second).
   std::pair<EntityId, EntityId> groupRange(unsigned G) const {
-    return {Groups[G].First, Groups[G].End};
+    const GroupInfo &I = filled().Groups[G];
+    return {I.First, I.End};
   }
 
   /// The vocabulary key of entity \p Id (e.g. "Add", "IntegerTy").
-  llvm::StringRef entityName(EntityId Id) const { return Entities[Id].Key; }
+  llvm::StringRef entityName(EntityId Id) const {
+    return filled().Entities[Id].Key;
+  }
   /// The name of entity \p Id in entity lists: its label, else its key.
   llvm::StringRef entityLabel(EntityId Id) const {
-    return Entities[Id].Label.empty() ? llvm::StringRef(Entities[Id].Key)
-                                      : llvm::StringRef(Entities[Id].Label);
+    const EntityInfo &E = filled().Entities[Id];
+    return E.Label.empty() ? E.Key : llvm::StringRef(E.Label);
   }
-  unsigned entityGroup(EntityId Id) const { return Entities[Id].Group; }
+  unsigned entityGroup(EntityId Id) const {
+    return filled().Entities[Id].Group;
+  }
   unsigned entitySection(EntityId Id) const {
+    if (Later)
+      return Later->sectionOf(Id);
     return Groups[Entities[Id].Group].Section;
   }
 
@@ -116,6 +152,25 @@ private:
     std::string Label;
     unsigned Group;
   };
+  /// What a deferred() layout knows before it is filled, and how to fill
+  /// it.
+  struct Deferral {
+    unsigned Size;
+    std::vector<EntityId> SectionEnds;
+    uint64_t Checksum;
+    std::function<void(Layout &)> Fill;
+    std::once_flag Once;
+    unsigned sectionOf(EntityId Id) const;
+  };
+  /// This layout, filled first if it is deferred().
+  const Layout &filled() const {
+    if (Later)
+      fill();
+    return *this;
+  }
+  void fill() const;
+
+  std::unique_ptr<Deferral> Later;
   std::string Description;
   std::vector<SectionInfo> Sections;
   std::vector<GroupInfo> Groups;

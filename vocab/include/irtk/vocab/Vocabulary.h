@@ -22,6 +22,7 @@
 #include "irtk/vocab/Layout.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,6 +51,14 @@ public:
   static llvm::Expected<Vocabulary> load(llvm::StringRef Path,
                                          std::shared_ptr<const Layout> L,
                                          const SectionWeights &W = {});
+  /// As load, for a layout that the binary form's tables (or nothing,
+  /// without a binary form: an empty slice) let \p MakeLayout make without
+  /// building it (mir2vec::loadTargetVocabulary).
+  static llvm::Expected<Vocabulary>
+  load(llvm::StringRef Path,
+       llvm::function_ref<std::shared_ptr<const Layout>(llvm::StringRef Tables)>
+           MakeLayout,
+       const SectionWeights &W = {});
 
   /// The binary form of vocabulary file \p Path: Path + ".bin".
   static std::string binaryPath(llvm::StringRef Path);
@@ -64,8 +73,17 @@ public:
 
   /// Writes the binary form of this vocabulary, read from the file whose
   /// bytes are \p Source without weights (all 1): its layout's checksum,
-  /// the size and hash of \p Source, and the vectors as stored.
-  void writeBinary(llvm::StringRef Source, llvm::raw_ostream &OS) const;
+  /// the size and hash of \p Source, \p Tables, and the vectors as stored.
+  /// \p Tables are what the layout's maker needs to make it again without
+  /// building it (mir2vec::TargetLayout::tables); the vocabulary does not
+  /// read them.
+  void writeBinary(llvm::StringRef Source, llvm::raw_ostream &OS,
+                   llvm::StringRef Tables = {}) const;
+
+  /// The tables that writeBinary recorded in \p Binary; empty when it has
+  /// none, or is not a binary form this version of irtk writes. A load
+  /// checks the rest.
+  static llvm::StringRef binaryLayoutTables(llvm::StringRef Binary);
 
   /// Parses \p Text as a vocabulary; \p Name stands for the file in errors.
   static llvm::Expected<Vocabulary>
