@@ -12,10 +12,14 @@
 #include "irtk/support/OutputFile.h"
 #include "irtk/support/ReadFile.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/InlineAdvisor.h"
 #include "llvm/Analysis/InlineModelFeatureMaps.h"
 #include "llvm/Analysis/MLInlineAdvisor.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -80,8 +84,22 @@ thread_local std::unique_ptr<Session> CurrentSession;
 
 class IRTKInlineAdvisor;
 
+/// The blocks of a caller that inlining one of its calls may change, found
+/// before the inlining: InlineFunction splits the call's block and puts
+/// the callee's blocks between its two halves (so every new block lies
+/// between the call's block and the block after it), moves static allocas
+/// to the entry block, rewires the call's successors (an invoke's unwind
+/// destination gains incoming values) and replaces the call's uses.
+struct InliningScope {
+  const BasicBlock *CallBlock = nullptr;
+  /// The block after CallBlock in the function; null at its end.
+  const BasicBlock *Next = nullptr;
+  /// The entry block, the call's successors and its users' blocks.
+  SmallPtrSet<const BasicBlock *, 8> Others;
+};
+
 /// MLInlineAdvice, plus the reward of the decision for the log and the
-/// embedding cache's invalidation.
+/// embedding cache's update.
 class IRTKInlineAdvice : public MLInlineAdvice {
 public:
   IRTKInlineAdvice(IRTKInlineAdvisor *Advisor, CallBase &CB,
@@ -96,6 +114,10 @@ private:
   IRTKInlineAdvisor &Ours;
   /// The decision came from the policy (not a mandatory one).
   bool Observed;
+
+public:
+  /// When inlining is recommended and the caller's block vectors are kept.
+  std::optional<InliningScope> Scope;
 };
 
 class IRTKInlineAdvisor : public MLInlineAdvisor {
@@ -110,11 +132,12 @@ public:
       std::vector<std::pair<std::string, std::function<bool(CallBase &)>>>
           TeacherDecisions,
       std::optional<unsigned> FlipAt, StringMap<size_t> CallerTeachers,
-      EdgeDecisions Edges, std::string TracePath)
+      EdgeDecisions Edges, std::string TracePath, bool Incremental)
       : MLInlineAdvisor(M, MAM, std::move(GetRunner), std::move(GetDefault)),
-        Kind(Kind), Vocab(Vocab), FlipAt(FlipAt),
-        CallerTeachers(std::move(CallerTeachers)), Edges(std::move(Edges)),
-        TracePath(std::move(TracePath)) {
+        Kind(Kind), Vocab(Vocab),
+        Incremental(Incremental && Kind == ir2vec::EmbeddingKind::Symbolic),
+        FlipAt(FlipAt), CallerTeachers(std::move(CallerTeachers)),
+        Edges(std::move(Edges)), TracePath(std::move(TracePath)) {
     if (!ModelRunner)
       return; // MLInlineAdvisor reported it.
     const std::vector<TensorSpec> &Specs = runner().spec().Inputs;
@@ -158,8 +181,32 @@ public:
     forget(SCC);
   }
 
+  /// What inlining \p CB may change in its caller, when the caller's block
+  /// vectors are kept.
+  std::optional<InliningScope> scopeOf(const CallBase &CB) const {
+    auto It = Embeddings.find(CB.getCaller());
+    if (It == Embeddings.end() || !It->second.HasBlocks)
+      return std::nullopt;
+    InliningScope S;
+    S.CallBlock = CB.getParent();
+    S.Next = S.CallBlock->getNextNode();
+    S.Others.insert(&CB.getCaller()->getEntryBlock());
+    for (const BasicBlock *Succ : successors(S.CallBlock))
+      S.Others.insert(Succ);
+    for (const User *U : CB.users())
+      if (const auto *I = dyn_cast<Instruction>(U))
+        S.Others.insert(I->getParent());
+    return S;
+  }
+
   void inlined(const IRTKInlineAdvice &A, bool CalleeDeleted, bool Observed) {
-    Embeddings.erase(A.getCaller());
+    auto Caller = Embeddings.find(A.getCaller());
+    if (Caller != Embeddings.end()) {
+      if (A.Scope && Caller->second.HasBlocks)
+        reembed(*A.getCaller(), Caller->second, *A.Scope);
+      else
+        Embeddings.erase(Caller);
+    }
     if (CalleeDeleted)
       Embeddings.erase(A.getCallee());
     if (!Observed || isForcedToStop())
@@ -242,18 +289,76 @@ private:
       Embeddings.erase(&N.getFunction());
   }
 
+  /// A function's embedding as the features hold it and, for incremental
+  /// updates, each reachable block's vector.
+  struct CachedEmbedding {
+    std::vector<float> Floats;
+    DenseMap<const BasicBlock *, std::vector<double>> Blocks;
+    bool HasBlocks = false;
+  };
+
   void setEmbedding(const Function &F, size_t Index) {
     auto [It, New] = Embeddings.try_emplace(&F);
     if (New) {
-      std::vector<double> V =
-          ir2vec::Embedder::create(*Kind, F, *Vocab)->getFunctionVector();
-      It->second.assign(V.begin(), V.end());
+      if (Incremental) {
+        It->second.HasBlocks = true;
+        embedBlocks(F, It->second, [](const BasicBlock *) { return true; });
+      } else {
+        std::vector<double> V =
+            ir2vec::Embedder::create(*Kind, F, *Vocab)->getFunctionVector();
+        It->second.Floats.assign(V.begin(), V.end());
+      }
     }
-    llvm::copy(It->second, runner().getTensor<float>(Index));
+    llvm::copy(It->second.Floats, runner().getTensor<float>(Index));
+  }
+
+  /// Sets \p C to \p F's embedding, embedding again the blocks \p Changed
+  /// says may have changed (and any not kept) and reusing the others'
+  /// vectors. A symbolic block vector depends on its own instructions
+  /// only, and the blocks are summed in Embedder::computeFunctionVector's
+  /// order (depth first from the entry): the same doubles as embedding
+  /// \p F from scratch.
+  void embedBlocks(const Function &F, CachedEmbedding &C,
+                   function_ref<bool(const BasicBlock *)> Changed) {
+    unsigned Dim = Vocab->dimension();
+    std::unique_ptr<ir2vec::Embedder> E;
+    std::vector<double> Sum(Dim, 0.0);
+    DenseMap<const BasicBlock *, std::vector<double>> Blocks;
+    if (!F.isDeclaration())
+      for (const BasicBlock *BB : depth_first(&F)) {
+        std::vector<double> V;
+        auto Kept = C.Blocks.find(BB);
+        if (Kept != C.Blocks.end() && !Changed(BB)) {
+          V = std::move(Kept->second);
+        } else {
+          if (!E)
+            E = ir2vec::Embedder::create(*Kind, F, *Vocab);
+          V.resize(Dim);
+          E->computeBBVector(*BB, V.data());
+        }
+        for (unsigned I = 0; I < Dim; ++I)
+          Sum[I] += V[I];
+        Blocks[BB] = std::move(V);
+      }
+    C.Blocks = std::move(Blocks);
+    C.Floats.assign(Sum.begin(), Sum.end());
+  }
+
+  /// After \p F inlined a call of scope \p S: its changed blocks again.
+  void reembed(const Function &F, CachedEmbedding &C, const InliningScope &S) {
+    SmallPtrSet<const BasicBlock *, 32> Changed(S.Others.begin(),
+                                                S.Others.end());
+    for (auto It = S.CallBlock->getIterator(); It != F.end() && &*It != S.Next;
+         ++It)
+      Changed.insert(&*It);
+    embedBlocks(F, C, [&](const BasicBlock *BB) { return Changed.count(BB); });
   }
 
   std::optional<ir2vec::EmbeddingKind> Kind;
   const vocab::Vocabulary *Vocab;
+  /// Callers' embeddings are updated after an inlining rather than made
+  /// again (symbolic only: a flow-aware block vector depends on others).
+  bool Incremental;
   std::optional<unsigned> FlipAt;
   /// The teacher (its place in Teachers) the default policy follows in each
   /// named caller.
@@ -270,15 +375,18 @@ private:
   /// heuristic, in the order of the options' teachers.
   std::vector<std::pair<std::optional<size_t>, std::function<bool(CallBase &)>>>
       Teachers;
-  /// Function embeddings as floats, as the features hold them.
-  std::map<const Function *, std::vector<float>> Embeddings;
+  /// Function embeddings.
+  std::map<const Function *, CachedEmbedding> Embeddings;
 };
 
 IRTKInlineAdvice::IRTKInlineAdvice(IRTKInlineAdvisor *Advisor, CallBase &CB,
                                    OptimizationRemarkEmitter &ORE,
                                    bool Recommendation, bool Observed)
     : MLInlineAdvice(Advisor, CB, ORE, Recommendation), Ours(*Advisor),
-      Observed(Observed) {}
+      Observed(Observed) {
+  if (Recommendation)
+    Scope = Ours.scopeOf(CB);
+}
 
 void IRTKInlineAdvice::recordInliningImpl() {
   MLInlineAdvice::recordInliningImpl();
@@ -437,7 +545,8 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   auto *A = new IRTKInlineAdvisor(
       M, *S->MAM, GetRunner, defaultDecision(M, FAM, Params, IC), Embedding,
       Vocab, std::move(TeacherDecisions), Opts.FlipAt,
-      std::move(CallerTeachers), std::move(Edges), Opts.TracePath);
+      std::move(CallerTeachers), std::move(Edges), Opts.TracePath,
+      Opts.IncrementalEmbeddings);
   if (RunnerError.empty())
     return A;
   A->dropTrace();

@@ -237,6 +237,13 @@ static cl::opt<unsigned> InlineFlipAt(
              "decisions)"),
     cl::value_desc("K"), cl::cat(InlineCategory));
 
+static cl::opt<bool> InlineIncrementalEmbeddings(
+    "irtk-inline-incremental-embeddings", cl::init(true), cl::Hidden,
+    cl::desc("After an inlining, embed again only the caller's blocks it "
+             "changed (symbolic; the same numbers as from scratch, which "
+             "=false computes, for checking)"),
+    cl::cat(InlineCategory));
+
 static cl::opt<std::string> InlineFollowCallers(
     "irtk-inline-follow-callers",
     cl::desc("With -irtk-inline-policy=default, decide at the call sites in "
@@ -423,6 +430,7 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
     O.Follow = InlineFollow;
   if (InlineFlipAt.getNumOccurrences())
     O.FlipAt = InlineFlipAt;
+  O.IncrementalEmbeddings = InlineIncrementalEmbeddings;
   O.FollowCallersPath = InlineFollowCallers;
   O.DecisionsPath = InlineDecisions;
   O.TracePath = InlineTrace;

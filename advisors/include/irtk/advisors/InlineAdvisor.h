@@ -59,6 +59,10 @@ struct InlineAdvisorOptions {
   std::optional<ir2vec::EmbeddingKind> Embedding =
       ir2vec::EmbeddingKind::Symbolic;
   ir2vec::VocabOptions Vocab;
+  /// After an inlining, embed again only the caller's blocks it changed
+  /// (symbolic embeddings; the same doubles as embedding the caller from
+  /// scratch). Off: from scratch, for checking that they agree.
+  bool IncrementalEmbeddings = true;
   /// With the default policy, the module's FlipAt-th decision the policy is
   /// asked (from 0) is the opposite of the one it would take there (the
   /// default's, or in a caller of FollowCallersPath that caller's
