@@ -143,6 +143,7 @@ public:
     const std::vector<TensorSpec> &Specs = runner().spec().Inputs;
     DefaultIndex = *findFeature(Specs, DefaultDecisionName);
     if (Vocab && Kind) {
+      InstVectors.emplace(*Vocab);
       CalleeIndex = findFeature(Specs, OurFeatureNames[CalleeEmbedding]);
       CallerIndex = findFeature(Specs, OurFeatureNames[CallerEmbedding]);
     }
@@ -203,7 +204,7 @@ public:
     auto Caller = Embeddings.find(A.getCaller());
     if (Caller != Embeddings.end()) {
       if (A.Scope && Caller->second.HasBlocks)
-        reembed(*A.getCaller(), Caller->second, *A.Scope);
+        markChanged(*A.getCaller(), Caller->second, *A.Scope);
       else
         Embeddings.erase(Caller);
     }
@@ -295,17 +296,29 @@ private:
     std::vector<float> Floats;
     DenseMap<const BasicBlock *, std::vector<double>> Blocks;
     bool HasBlocks = false;
+    /// Blocks inlinings changed since Floats was summed: embedded again
+    /// when the embedding is next read (a caller is often not asked again).
+    SmallPtrSet<const BasicBlock *, 16> Changed;
+    bool Stale = false;
   };
 
   void setEmbedding(const Function &F, size_t Index) {
     auto [It, New] = Embeddings.try_emplace(&F);
+    if (!New && It->second.Stale) {
+      CachedEmbedding &C = It->second;
+      embedBlocks(F, C,
+                  [&](const BasicBlock *BB) { return C.Changed.count(BB); });
+      C.Changed.clear();
+      C.Stale = false;
+    }
     if (New) {
       if (Incremental) {
         It->second.HasBlocks = true;
         embedBlocks(F, It->second, [](const BasicBlock *) { return true; });
       } else {
         std::vector<double> V =
-            ir2vec::Embedder::create(*Kind, F, *Vocab)->getFunctionVector();
+            ir2vec::Embedder::create(*Kind, F, *Vocab, &*InstVectors)
+                ->getFunctionVector();
         It->second.Floats.assign(V.begin(), V.end());
       }
     }
@@ -323,35 +336,34 @@ private:
     unsigned Dim = Vocab->dimension();
     std::unique_ptr<ir2vec::Embedder> E;
     std::vector<double> Sum(Dim, 0.0);
-    DenseMap<const BasicBlock *, std::vector<double>> Blocks;
+    // In place: a kept vector of a block deleted since is never read, as
+    // a new block at its address is one an inlining marked changed.
     if (!F.isDeclaration())
       for (const BasicBlock *BB : depth_first(&F)) {
-        std::vector<double> V;
-        auto Kept = C.Blocks.find(BB);
-        if (Kept != C.Blocks.end() && !Changed(BB)) {
-          V = std::move(Kept->second);
-        } else {
+        auto [It, New] = C.Blocks.try_emplace(BB);
+        std::vector<double> &V = It->second;
+        if (New || Changed(BB)) {
           if (!E)
-            E = ir2vec::Embedder::create(*Kind, F, *Vocab);
+            E = ir2vec::Embedder::create(*Kind, F, *Vocab, &*InstVectors);
           V.resize(Dim);
           E->computeBBVector(*BB, V.data());
         }
         for (unsigned I = 0; I < Dim; ++I)
           Sum[I] += V[I];
-        Blocks[BB] = std::move(V);
       }
-    C.Blocks = std::move(Blocks);
     C.Floats.assign(Sum.begin(), Sum.end());
   }
 
-  /// After \p F inlined a call of scope \p S: its changed blocks again.
-  void reembed(const Function &F, CachedEmbedding &C, const InliningScope &S) {
-    SmallPtrSet<const BasicBlock *, 32> Changed(S.Others.begin(),
-                                                S.Others.end());
+  /// After \p F inlined a call of scope \p S: the blocks it may have
+  /// changed. (A block deleted since could leave its address here for a
+  /// new one; new blocks are marked changed anyway.)
+  void markChanged(const Function &F, CachedEmbedding &C,
+                   const InliningScope &S) {
+    C.Changed.insert(S.Others.begin(), S.Others.end());
     for (auto It = S.CallBlock->getIterator(); It != F.end() && &*It != S.Next;
          ++It)
-      Changed.insert(&*It);
-    embedBlocks(F, C, [&](const BasicBlock *BB) { return Changed.count(BB); });
+      C.Changed.insert(&*It);
+    C.Stale = true;
   }
 
   std::optional<ir2vec::EmbeddingKind> Kind;
@@ -377,6 +389,8 @@ private:
       Teachers;
   /// Function embeddings.
   std::map<const Function *, CachedEmbedding> Embeddings;
+  /// Symbolic instruction vectors, across the module's functions.
+  std::optional<ir2vec::InstVectorCache> InstVectors;
 };
 
 IRTKInlineAdvice::IRTKInlineAdvice(IRTKInlineAdvisor *Advisor, CallBase &CB,

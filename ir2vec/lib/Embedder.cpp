@@ -60,14 +60,16 @@ void Embedder::combineWithOperands(const Instruction &I, double *Out) const {
 
 Embedder::~Embedder() = default;
 
+const double *Embedder::instVector(const Instruction &I) {
+  computeInstVector(I, InstScratch.data());
+  return InstScratch.data();
+}
+
 void Embedder::computeBBVector(const BasicBlock &BB, double *Out) {
   VecMap Acc(Out, Dim);
   Acc.setZero();
-  ConstVecMap Inst(InstScratch.data(), Dim);
-  for (const Instruction &I : BB.instructionsWithoutDebug()) {
-    computeInstVector(I, InstScratch.data());
-    Acc += Inst;
-  }
+  for (const Instruction &I : BB.instructionsWithoutDebug())
+    Acc += ConstVecMap(instVector(I), Dim);
 }
 
 void Embedder::computeFunctionVector(double *Out) {
@@ -100,21 +102,75 @@ Embedding Embedder::getFunctionVector() {
   return E;
 }
 
-namespace {
-
 class SymbolicEmbedder final : public Embedder {
 public:
-  SymbolicEmbedder(const Function &F, const vocab::Vocabulary &V)
-      : Embedder(F, V) {}
+  SymbolicEmbedder(const Function &F, const vocab::Vocabulary &V,
+                   InstVectorCache *Shared)
+      : Embedder(F, V), Own(V), C(Shared ? *Shared : Own) {
+    assert(&C.vocabulary() == &V && "a cache of another vocabulary");
+  }
 
   void computeInstVector(const Instruction &I, double *Out) override {
+    const double *Vec = instVector(I);
+    std::copy(Vec, Vec + Dim, Out);
+  }
+
+  /// A symbolic instruction vector depends only on the instruction's
+  /// opcode, type, predicate and the kinds of its operands, in order: the
+  /// vectors of the combinations met are kept, computed once by the same
+  /// additions in the same order, so the doubles are the same.
+  const double *instVector(const Instruction &I) override {
+    std::optional<uint64_t> Key = keyOf(I);
+    if (!Key) {
+      compute(I, InstScratch.data());
+      return InstScratch.data();
+    }
+    auto [It, New] = C.Index.try_emplace(*Key, C.Index.size());
+    if (New) {
+      C.Store.resize(C.Store.size() + Dim);
+      compute(I, C.Store.data() + size_t(It->second) * Dim);
+    }
+    return C.Store.data() + size_t(It->second) * Dim;
+  }
+
+private:
+  void compute(const Instruction &I, double *Out) {
     VecMap Args(ArgScratch.data(), Dim);
     Args.setZero();
     for (const Use &Op : I.operands())
       Args += ConstVecMap(V.data(operandEntity(Op.get())), Dim);
     combineWithOperands(I, Out);
   }
+
+  /// Opcode (7 bits), type (4), predicate or none (5), operand count (5)
+  /// and each operand's kind (2 bits each): 63 bits for up to 21
+  /// operands; none for more.
+  static std::optional<uint64_t> keyOf(const Instruction &I) {
+    static_assert(NumOpcodes < 128 && NumCanonicalTypes <= 16 &&
+                      NumPredicates < 32 && NumOperandKinds <= 4,
+                  "the key's fields are too narrow");
+    unsigned N = I.getNumOperands();
+    if (N > 21 || I.getOpcode() - 1 >= 128)
+      return std::nullopt;
+    uint64_t Key = I.getOpcode() - 1;
+    Key |= uint64_t(typeEntity(I.getType()) - CanonicalTypeBase) << 7;
+    if (const auto *Cmp = dyn_cast<CmpInst>(&I))
+      Key |= uint64_t(predicateEntity(Cmp->getPredicate()) - PredicateBase + 1)
+             << 11;
+    Key |= uint64_t(N) << 16;
+    unsigned Shift = 21;
+    for (const Use &Op : I.operands()) {
+      Key |= uint64_t(operandEntity(Op.get()) - OperandKindBase) << Shift;
+      Shift += 2;
+    }
+    return Key;
+  }
+
+  InstVectorCache Own;
+  InstVectorCache &C;
 };
+
+namespace {
 
 class FlowAwareEmbedder final : public Embedder {
 public:
@@ -151,6 +207,13 @@ public:
     std::copy(Cached, Cached + Dim, Out);
   }
 
+  const double *instVector(const Instruction &I) override {
+    unsigned S = Slot.lookup(&I);
+    if (!Computed[S])
+      computeInstVector(I, InstScratch.data());
+    return Cache.data() + size_t(S) * Dim;
+  }
+
 private:
   DenseMap<const Instruction *, unsigned> Slot;
   std::vector<double> Cache;
@@ -160,10 +223,11 @@ private:
 } // namespace
 
 std::unique_ptr<Embedder> Embedder::create(EmbeddingKind K, const Function &F,
-                                           const vocab::Vocabulary &V) {
+                                           const vocab::Vocabulary &V,
+                                           InstVectorCache *Cache) {
   switch (K) {
   case EmbeddingKind::Symbolic:
-    return std::make_unique<SymbolicEmbedder>(F, V);
+    return std::make_unique<SymbolicEmbedder>(F, V, Cache);
   case EmbeddingKind::FlowAware:
     return std::make_unique<FlowAwareEmbedder>(F, V);
   }

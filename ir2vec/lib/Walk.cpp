@@ -101,11 +101,11 @@ WalkOptions WalkOptions::forLevel(EmbeddingKind K, LevelKind L) {
 }
 
 Walker::Walker(const vocab::Vocabulary &V, WalkOptions Opts)
-    : V(V), Opts(std::move(Opts)), Vec(V.dimension()) {}
+    : V(V), Opts(std::move(Opts)), Vec(V.dimension()), Cache(V) {}
 Walker::~Walker() = default;
 
 void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
-  std::unique_ptr<Embedder> E = Embedder::create(Opts.Kind, F, V);
+  std::unique_ptr<Embedder> E = Embedder::create(Opts.Kind, F, V, &Cache);
   S.beginFunction(F);
   EmbeddingRecord R;
   R.F = &F;

@@ -104,6 +104,68 @@ TEST_F(EmbedderTest, SymbolicInstruction) {
   EXPECT_EQ(E->getInstVector(F.getEntryBlock().back()), (Embedding{152, 3}));
 }
 
+// Instructions alike but for one part of what a symbolic vector depends
+// on: the predicate, the type, one operand's kind, their order and number.
+const char *AlikeIR = R"(
+define void @alike(i32 %a, i32 %b, i64 %w, ptr %p) {
+  %eq = icmp eq i32 %a, %b
+  %eq2 = icmp eq i32 %b, %a
+  %slt = icmp slt i32 %a, %b
+  %k = icmp eq i32 %a, 1
+  %k2 = icmp eq i32 1, %a
+  %x = add i32 %a, %b
+  %y = add i64 %w, %w
+  %z = add i32 %a, 1
+  %g = getelementptr i8, ptr %p, i32 %a
+  %g2 = getelementptr [4 x i8], ptr %p, i32 %a, i32 %b
+  ret void
+}
+)";
+
+TEST_F(EmbedderTest, SymbolicVectorsOfAlikeInstructions) {
+  Function &F = parse(AlikeIR, "alike");
+  auto E = Embedder::create(EmbeddingKind::Symbolic, F, *Vocab);
+  auto Vec = [&](StringRef N) { return E->getInstVector(named(F, N)); };
+  // Each vector is that of its own parts (kept vectors are per parts).
+  auto Sum = [](std::initializer_list<unsigned> Ids) {
+    double S = 0;
+    for (unsigned Id : Ids)
+      S += Id;
+    return Embedding{S, double(Ids.size())};
+  };
+  unsigned Var = operandKindEntity(OperandKindKind::Variable),
+           Const = operandKindEntity(OperandKindKind::Constant),
+           Ptr = operandKindEntity(OperandKindKind::Pointer),
+           Int = canonicalTypeEntity(CanonicalTypeKind::IntegerTy),
+           PtrTy = canonicalTypeEntity(CanonicalTypeKind::PointerTy);
+  unsigned ICmp = opcodeEntity(Instruction::ICmp),
+           Add = opcodeEntity(Instruction::Add),
+           Gep = opcodeEntity(Instruction::GetElementPtr);
+  unsigned Eq = predicateEntity(CmpInst::ICMP_EQ),
+           Slt = predicateEntity(CmpInst::ICMP_SLT);
+  EXPECT_EQ(Vec("eq"), Sum({ICmp, Int, Var, Var, Eq}));
+  EXPECT_EQ(Vec("eq2"), Vec("eq"));
+  EXPECT_EQ(Vec("slt"), Sum({ICmp, Int, Var, Var, Slt}));
+  EXPECT_EQ(Vec("k"), Sum({ICmp, Int, Var, Const, Eq}));
+  EXPECT_EQ(Vec("k2"), Sum({ICmp, Int, Const, Var, Eq}));
+  EXPECT_EQ(Vec("x"), Sum({Add, Int, Var, Var}));
+  EXPECT_EQ(Vec("y"), Sum({Add, Int, Var, Var}));
+  EXPECT_EQ(Vec("z"), Sum({Add, Int, Var, Const}));
+  EXPECT_EQ(Vec("g"), Sum({Gep, PtrTy, Ptr, Var}));
+  EXPECT_EQ(Vec("g2"), Sum({Gep, PtrTy, Ptr, Var, Var}));
+  // The block adds up the same vectors, asked in any order.
+  EXPECT_EQ(E->getBBVector(F.getEntryBlock()), [&] {
+    auto Fresh = Embedder::create(EmbeddingKind::Symbolic, F, *Vocab);
+    Embedding B(2, 0.0);
+    for (const Instruction &I : F.getEntryBlock()) {
+      Embedding V = Fresh->getInstVector(I);
+      B[0] += V[0];
+      B[1] += V[1];
+    }
+    return B;
+  }());
+}
+
 TEST_F(EmbedderTest, SymbolicBlockAndFunction) {
   Function &F = parse(AddIR, "add");
   auto E = Embedder::create(EmbeddingKind::Symbolic, F, *Vocab);

@@ -29,6 +29,7 @@
 
 #include "irtk/vocab/Vocabulary.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -51,10 +52,33 @@ llvm::StringRef embeddingKindName(EmbeddingKind K);
 
 using Embedding = std::vector<double>;
 
+/// Symbolic instruction vectors kept across functions: a symbolic vector
+/// depends only on the instruction's opcode, type, predicate and the kinds
+/// of its operands, so each combination met is computed once, by the same
+/// additions in the same order (the doubles are the same). Give one to
+/// Embedder::create for every function of a module or a run; one per
+/// thread and per vocabulary.
+class InstVectorCache {
+public:
+  explicit InstVectorCache(const vocab::Vocabulary &V) : V(&V) {}
+  const vocab::Vocabulary &vocabulary() const { return *V; }
+
+private:
+  friend class SymbolicEmbedder;
+  const vocab::Vocabulary *V;
+  llvm::DenseMap<uint64_t, unsigned> Index;
+  std::vector<double> Store;
+};
+
 class Embedder {
 public:
-  static std::unique_ptr<Embedder>
-  create(EmbeddingKind K, const llvm::Function &F, const vocab::Vocabulary &V);
+  /// An embedder of \p F over \p V. A symbolic one keeps its instruction
+  /// vectors in \p Cache when given (of the same vocabulary), else in its
+  /// own.
+  static std::unique_ptr<Embedder> create(EmbeddingKind K,
+                                          const llvm::Function &F,
+                                          const vocab::Vocabulary &V,
+                                          InstVectorCache *Cache = nullptr);
   virtual ~Embedder();
 
   unsigned dimension() const { return Dim; }
@@ -63,6 +87,9 @@ public:
   /// Writes the embedding of \p I (an instruction of this function) to
   /// \p Out[0..dimension()).
   virtual void computeInstVector(const llvm::Instruction &I, double *Out) = 0;
+  /// The embedding of \p I in storage the embedder owns, valid until its
+  /// next call: what block and function vectors add up, without a copy.
+  virtual const double *instVector(const llvm::Instruction &I);
   /// Writes the embedding of block \p BB to \p Out.
   void computeBBVector(const llvm::BasicBlock &BB, double *Out);
   /// Writes the function's embedding to \p Out (zero for a declaration).

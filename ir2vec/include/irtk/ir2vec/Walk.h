@@ -110,6 +110,8 @@ private:
   WalkOptions Opts;
   InstructionPrinter Printer;
   std::vector<double> Vec;
+  /// Symbolic instruction vectors, across the functions walked.
+  InstVectorCache Cache;
 };
 
 } // namespace irtk::ir2vec
