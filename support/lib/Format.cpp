@@ -182,6 +182,15 @@ void printJSONVector(raw_ostream &OS, ArrayRef<double> V) {
 }
 
 void printJSONString(raw_ostream &OS, StringRef S) {
+  // Most names and every key: printable ASCII without a quote or a
+  // backslash, valid UTF-8 that needs no escape, checked in one pass.
+  if (llvm::all_of(S, [](char C) {
+        auto U = static_cast<unsigned char>(C);
+        return U >= 0x20 && U < 0x80 && U != '"' && U != '\\';
+      })) {
+    OS << '"' << S << '"';
+    return;
+  }
   static const char Hex[] = "0123456789abcdef";
   // JSON is UTF-8; LLVM names are bytes. An invalid sequence becomes U+FFFD
   // so that every line still parses.
