@@ -89,12 +89,14 @@ class IRTKInlineAdvisor;
 /// the callee's blocks between its two halves (so every new block lies
 /// between the call's block and the block after it), moves static allocas
 /// to the entry block, rewires the call's successors (an invoke's unwind
-/// destination gains incoming values) and replaces the call's uses.
+/// destination gains and loses incoming values, and a PHI of one value
+/// left is replaced by it in its users) and replaces the call's uses.
 struct InliningScope {
   const BasicBlock *CallBlock = nullptr;
   /// The block after CallBlock in the function; null at its end.
   const BasicBlock *Next = nullptr;
-  /// The entry block, the call's successors and its users' blocks.
+  /// The entry block, the call's successors, the blocks of their PHIs'
+  /// users and of the call's users.
   SmallPtrSet<const BasicBlock *, 8> Others;
 };
 
@@ -192,8 +194,16 @@ public:
     S.CallBlock = CB.getParent();
     S.Next = S.CallBlock->getNextNode();
     S.Others.insert(&CB.getCaller()->getEntryBlock());
-    for (const BasicBlock *Succ : successors(S.CallBlock))
+    for (const BasicBlock *Succ : successors(S.CallBlock)) {
       S.Others.insert(Succ);
+      // An invoke's unwind destination loses the invoke's incoming values
+      // (BasicBlock::removePredecessor), and a PHI left with one value is
+      // replaced by it wherever it is used.
+      for (const PHINode &Phi : Succ->phis())
+        for (const User *U : Phi.users())
+          if (const auto *I = dyn_cast<Instruction>(U))
+            S.Others.insert(I->getParent());
+    }
     for (const User *U : CB.users())
       if (const auto *I = dyn_cast<Instruction>(U))
         S.Others.insert(I->getParent());

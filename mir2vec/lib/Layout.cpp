@@ -8,6 +8,7 @@
 
 #include "irtk/mir2vec/Layout.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
@@ -41,6 +42,10 @@ StringRef baseOpcodeName(StringRef InstrName) {
 }
 
 namespace {
+/// Bumped whenever irtk makes a layout from a target's names differently
+/// (baseOpcodeName, the sections' order): older tables are then not used.
+constexpr StringLiteral LayoutRules = "irtk MIR layout rules 1";
+
 /// The target's names that make its layout, in id order: they are the
 /// target's static tables (TableGen's), valid for as long as LLVM is
 /// loaded, so a deferred layout may keep them.
@@ -62,15 +67,22 @@ struct TargetNames {
     Registers.reserve(TRI.getNumRegs());
     for (unsigned Reg = 0; Reg < TRI.getNumRegs(); ++Reg)
       Registers.push_back(TRI.getName(Reg));
-    // Every name, NUL-terminated, list by list: a target or an LLVM whose
-    // opcodes, registers or classes differ has another fingerprint. Copied
-    // into one buffer and hashed once: this runs in every llc process.
-    size_t Bytes = Description.size() + 3;
-    for (ArrayRef<StringRef> List :
-         {ArrayRef<StringRef>(Opcodes), ArrayRef<StringRef>(RegisterClasses),
-          ArrayRef<StringRef>(Registers)})
+    // Every name, NUL-terminated, list by list, after irtk's own rules (the
+    // version of how a layout is made from them, and the common operand
+    // names): a target, an LLVM or an irtk that would make another layout
+    // has another fingerprint. Copied into one buffer and hashed once:
+    // this runs in every llc process.
+    std::vector<StringRef> Rules{LayoutRules};
+    Rules.insert(Rules.end(), std::begin(CommonOperandNames),
+                 std::end(CommonOperandNames));
+    const ArrayRef<StringRef> Lists[] = {Rules, Opcodes, RegisterClasses,
+                                         Registers};
+    size_t Bytes = Description.size() + 1;
+    for (ArrayRef<StringRef> List : Lists) {
       for (StringRef N : List)
         Bytes += N.size() + 1;
+      ++Bytes; // the list's end
+    }
     std::vector<char> All(Bytes);
     char *Out = All.data();
     auto Add = [&](StringRef Name) {
@@ -78,9 +90,7 @@ struct TargetNames {
       Out += Name.size() + 1; // the NUL: All starts zeroed
     };
     Add(Description);
-    for (ArrayRef<StringRef> List :
-         {ArrayRef<StringRef>(Opcodes), ArrayRef<StringRef>(RegisterClasses),
-          ArrayRef<StringRef>(Registers)}) {
+    for (ArrayRef<StringRef> List : Lists) {
       for (StringRef N : List)
         Add(N);
       *Out++ = '\1';
@@ -113,8 +123,8 @@ void addSections(vocab::Layout &L) {
 }
 
 constexpr char TablesMagic[8] = {'I', 'R', 'T', 'K', 'M', 'I', 'R', 'L'};
-constexpr uint32_t TablesVersion = 1;
-constexpr size_t TablesHeader = 48;
+constexpr uint32_t TablesVersion = 2;
+constexpr size_t TablesHeader = 56;
 } // namespace
 
 std::shared_ptr<const TargetLayout>
@@ -195,10 +205,14 @@ std::string TargetLayout::tables() const {
   write<uint32_t>(OS, 0, LE);
   write<uint64_t>(OS, Fingerprint, LE);
   write<uint64_t>(OS, L->checksum(), LE);
+  std::string Body;
+  raw_string_ostream BS(Body);
   for (EntityId E : OpcodeEntity)
-    write<uint32_t>(OS, E, LE);
+    write<uint32_t>(BS, E, LE);
   for (int C : PhysicalRegisterClass)
-    write<int32_t>(OS, C, LE);
+    write<int32_t>(BS, C, LE);
+  write<uint64_t>(OS, xxh3_64bits(StringRef(Body)), LE);
+  OS << Body;
   return Out;
 }
 
@@ -219,10 +233,14 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
   (void)Next32();
   uint64_t Fingerprint = support::endian::read64le(P);
   uint64_t Checksum = support::endian::read64le(P + 8);
-  P += 16;
+  uint64_t BodyHash = support::endian::read64le(P + 16);
+  P += 24;
+  // Each opcode entity is a base name's: at most one per opcode.
   if (Version != TablesVersion || NumOpcodes != TII.getNumOpcodes() ||
       NumClasses != TRI.getNumRegClasses() || NumRegs != TRI.getNumRegs() ||
-      Tables.size() != TablesHeader + 4 * (size_t(NumOpcodes) + NumRegs))
+      NumBases == 0 || NumBases > NumOpcodes ||
+      Tables.size() != TablesHeader + 4 * (size_t(NumOpcodes) + NumRegs) ||
+      xxh3_64bits(Tables.drop_front(TablesHeader)) != BodyHash)
     return nullptr;
   auto Names = std::make_shared<TargetNames>(TII, TRI, Description);
   if (Names->Fingerprint != Fingerprint)
@@ -231,11 +249,15 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
   auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
   T->Fingerprint = Fingerprint;
   T->OpcodeEntity.resize(NumOpcodes);
+  BitVector Named(NumBases);
   for (EntityId &E : T->OpcodeEntity) {
     E = Next32();
     if (E >= NumBases)
       return nullptr;
+    Named.set(E);
   }
+  if (!Named.all())
+    return nullptr;
   T->PhysicalRegisterClass.resize(NumRegs);
   for (int &C : T->PhysicalRegisterClass) {
     C = static_cast<int32_t>(Next32());

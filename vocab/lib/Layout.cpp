@@ -58,9 +58,7 @@ Layout::deferred(std::string Description, std::vector<EntityId> SectionEnds,
 }
 
 bool Layout::isPending() const {
-  // Filled layouts have their entities; a deferred one of no entity is
-  // as good as filled.
-  return Later && Entities.empty() && Later->Size != 0;
+  return Later && !Later->Filled.load(std::memory_order_acquire);
 }
 
 unsigned Layout::Deferral::sectionOf(EntityId Id) const {
@@ -81,6 +79,7 @@ void Layout::fill() const {
     Self.Sections = std::move(Full.Sections);
     Self.Groups = std::move(Full.Groups);
     Self.Entities = std::move(Full.Entities);
+    Later->Filled.store(true, std::memory_order_release);
   });
 }
 

@@ -63,3 +63,38 @@ define i32 @outer(i32 %z) {
   %y = call i32 @caller(i32 %x)
   ret i32 %y
 }
+
+; Inlining an invoke of a callee that cannot throw takes the invoke's
+; incoming value out of the landing pad's PHI, which then has one value
+; left and is replaced by it in a block no other rule names (%cleanup).
+define internal i32 @pure(i32 %x) {
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+
+define i32 @caller2(i32 %a) personality ptr @__gxx_personality_v0 {
+entry:
+  %c = icmp eq i32 %a, 0
+  br i1 %c, label %one, label %two
+one:
+  invoke void @may_throw() to label %done unwind label %lpad
+two:
+  %v = invoke i32 @pure(i32 %a) to label %done unwind label %lpad
+done:
+  call void @thrower(i32 %a)
+  ret i32 %a
+lpad:
+  %f = phi i32 [ 1, %one ], [ 0, %two ]
+  %lp = landingpad { ptr, i32 } cleanup
+  %z = icmp sgt i32 %a, 5
+  br i1 %z, label %cleanup, label %other
+cleanup:
+  %g = add i32 %f, %a
+  call void @sink(i32 %g)
+  br label %rethrow
+other:
+  call void @may_throw()
+  br label %rethrow
+rethrow:
+  resume { ptr, i32 } %lp
+}

@@ -27,6 +27,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace irtk::mir2vec;
@@ -218,16 +219,40 @@ TEST(MIRLayoutTest, TablesOfAnotherTargetOrDamagedAreNotUsed) {
       TargetLayout::fromTables(Tables, *Arm.TII, *Arm.TRI, Arm.description()));
   EXPECT_FALSE(
       TargetLayout::fromTables(Tables, *X86.TII, *X86.TRI, "other MIR"));
+  auto Load = [&](const std::string &T) {
+    return TargetLayout::fromTables(T, *X86.TII, *X86.TRI, X86.description());
+  };
   auto Damaged = [&](size_t At, char C) {
     std::string T = Tables;
     T[At] = C;
-    return TargetLayout::fromTables(T, *X86.TII, *X86.TRI, X86.description());
+    return Load(T);
   };
-  EXPECT_FALSE(Damaged(0, 'X'));          // the magic
-  EXPECT_FALSE(Damaged(8, 2));            // the version
-  EXPECT_FALSE(Damaged(32, ~Tables[32])); // the fingerprint
-  EXPECT_FALSE(Damaged(51, '\x7f'));      // opcode 0's entity, out of range
-  EXPECT_FALSE(Damaged(Tables.size() - 1, '\x7f')); // a register's class
+  // Header: magic 0, version 8, counts 12-31 (opcode entities at 24),
+  // fingerprint 32, layout checksum 40, body hash 48; the body from 56.
+  EXPECT_FALSE(Damaged(0, 'X'));                    // the magic
+  EXPECT_FALSE(Damaged(8, 1));                      // the version
+  EXPECT_FALSE(Damaged(32, ~Tables[32]));           // the fingerprint
+  EXPECT_FALSE(Damaged(59, '\x01'));                // the body, unhashed
+  EXPECT_FALSE(Damaged(Tables.size() - 1, '\x01')); // a register's class
+  // Damaged and hashed again: still checked.
+  auto Rehashed = [&](std::string T) {
+    uint64_t H = xxh3_64bits(StringRef(T).drop_front(56));
+    for (int B = 0; B < 8; ++B)
+      T[48 + B] = static_cast<char>(H >> (8 * B));
+    return Load(T);
+  };
+  EXPECT_TRUE(Rehashed(Tables));
+  std::string OutOfRange = Tables;
+  OutOfRange[59] = '\x7f'; // opcode 0's entity
+  EXPECT_FALSE(Rehashed(OutOfRange));
+  std::string Unnamed = Tables; // every opcode of entity 0: bases unnamed
+  for (size_t At = 56; At < 56 + 4 * size_t(X86.TII->getNumOpcodes()); ++At)
+    Unnamed[At] = 0;
+  EXPECT_FALSE(Rehashed(Unnamed));
+  std::string NoBases = Tables;
+  for (int B = 0; B < 4; ++B)
+    NoBases[24 + B] = 0;
+  EXPECT_FALSE(Rehashed(NoBases));
   EXPECT_FALSE(TargetLayout::fromTables(Tables.substr(0, Tables.size() - 4),
                                         *X86.TII, *X86.TRI, X86.description()));
   EXPECT_FALSE(

@@ -98,8 +98,9 @@ public:
   /// names. Little-endian:
   ///   "IRTKMIRL" u32 version  u32 opcodes  u32 register classes
   ///   u32 registers  u32 opcode entities  u32 0
-  ///   u64 fingerprint  u64 layout checksum
+  ///   u64 fingerprint  u64 layout checksum  u64 xxh3 of what follows
   ///   u32 entity[opcodes]  i32 smallest class[registers]
+  /// The fingerprint also covers irtk's rules for making a layout.
   std::string tables() const;
 
   /// The layout of the target of \p TII and \p TRI, named \p Description,

@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -160,6 +161,7 @@ private:
     uint64_t Checksum;
     std::function<void(Layout &)> Fill;
     std::once_flag Once;
+    std::atomic<bool> Filled{false};
     unsigned sectionOf(EntityId Id) const;
   };
   /// This layout, filled first if it is deferred().
