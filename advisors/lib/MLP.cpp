@@ -790,6 +790,102 @@ void MLPDescription::write(raw_ostream &OS) const {
 }
 
 //===----------------------------------------------------------------------===//
+// Averaging
+//===----------------------------------------------------------------------===//
+
+static bool sameSupport(const MLPDescription &A, const MLPDescription &B) {
+  if (A.Support.has_value() != B.Support.has_value())
+    return false;
+  if (!A.Support)
+    return true;
+  return llvm::equal(*A.Support, *B.Support, [](const auto &X, const auto &Y) {
+    return X.Default == Y.Default &&
+           llvm::equal(X.Bounds, Y.Bounds, [](const auto &P, const auto &Q) {
+             return P.Input == Q.Input && P.Low == Q.Low && P.High == Q.High;
+           });
+  });
+}
+
+Expected<MLPDescription> averageModels(ArrayRef<MLPDescription> Models) {
+  auto Fail = [](size_t K, const Twine &Msg) -> Error {
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot average model " + Twine(K) +
+                                 " with model 0: " + Msg);
+  };
+  if (Models.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot average no model");
+  const MLPDescription &First = Models.front();
+  if (First.Layers.empty() ||
+      First.Layers.back().Activation != ActivationKind::Linear)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot average models without a linear last "
+                             "layer (a mean of their outputs is no network "
+                             "of theirs)");
+  for (size_t K = 1; K < Models.size(); ++K) {
+    const MLPDescription &M = Models[K];
+    if (M.Advisor != First.Advisor || M.Decision != First.Decision ||
+        M.Output != First.Output || M.Mask != First.Mask ||
+        M.Positions != First.Positions)
+      return Fail(K, "they decide differently (advisor, decision, output, "
+                     "mask or positions)");
+    if (M.DefaultMargin != First.DefaultMargin)
+      return Fail(K, "their default margins differ");
+    if (!sameSupport(M, First))
+      return Fail(K, "their support boxes differ");
+    if (M.Inputs.size() != First.Inputs.size())
+      return Fail(K, "they read different inputs");
+    for (size_t N = 0; N < M.Inputs.size(); ++N)
+      if (M.Inputs[N].Name != First.Inputs[N].Name ||
+          M.Inputs[N].Mean != First.Inputs[N].Mean ||
+          M.Inputs[N].Scale != First.Inputs[N].Scale)
+        return Fail(K, "input " + Twine(N) + " ('" + M.Inputs[N].Name +
+                           "') differs in name or normalisation");
+    if (M.Layers.size() != First.Layers.size())
+      return Fail(K, "they have different numbers of layers");
+    for (size_t L = 0; L < M.Layers.size(); ++L)
+      if (M.Layers[L].Activation != First.Layers[L].Activation)
+        return Fail(K, "layer " + Twine(L) + "'s activations differ");
+    if (M.Layers.back().Bias.size() != First.Layers.back().Bias.size())
+      return Fail(K, "they have different numbers of outputs");
+  }
+
+  MLPDescription Avg = First;
+  double Share = 1.0 / static_cast<double>(Models.size());
+  size_t Last = First.Layers.size() - 1;
+  // Where model K's units of each layer start among the average's.
+  std::vector<size_t> InOffset(Models.size(), 0), OutOffset(Models.size(), 0);
+  for (size_t L = 0; L <= Last; ++L) {
+    MLPDescription::Layer &Out = Avg.Layers[L];
+    size_t Rows = 0, Cols = 0;
+    for (size_t K = 0; K < Models.size(); ++K) {
+      const MLPDescription::Layer &In = Models[K].Layers[L];
+      OutOffset[K] = L == Last ? 0 : Rows;
+      InOffset[K] = L == 0 ? 0 : Cols;
+      Rows += In.Bias.size();
+      Cols += In.Weights.empty() ? 0 : In.Weights.front().size();
+    }
+    if (L == Last)
+      Rows = First.Layers[L].Bias.size();
+    if (L == 0)
+      Cols = First.inputSize();
+    Out.Weights.assign(Rows, std::vector<double>(Cols, 0.0));
+    Out.Bias.assign(Rows, 0.0);
+    for (size_t K = 0; K < Models.size(); ++K) {
+      const MLPDescription::Layer &In = Models[K].Layers[L];
+      double Scale = L == Last ? Share : 1.0;
+      for (size_t R = 0; R < In.Weights.size(); ++R) {
+        for (size_t C = 0; C < In.Weights[R].size(); ++C)
+          Out.Weights[OutOffset[K] + R][InOffset[K] + C] +=
+              Scale * In.Weights[R][C];
+        Out.Bias[OutOffset[K] + R] += Scale * In.Bias[R];
+      }
+    }
+  }
+  return Avg;
+}
+
+//===----------------------------------------------------------------------===//
 // Evaluating
 //===----------------------------------------------------------------------===//
 

@@ -57,7 +57,7 @@ static const char *const Usage =
     "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
     "[--seed N]\n"
     "                  [--label F] [--balance] [--departure-weight X]\n"
-    "                  [--positional] [--support]\n"
+    "                  [--positional] [--support] [--ensemble K]\n"
     "                  [--default-margin X] [--quiet]\n"
     "       irtk-train eval --model <model.json> <log> ... [--logs-from "
     "FILE]\n"
@@ -96,6 +96,8 @@ struct TrainOptions {
   DatasetOptions Data;
   TrainerOptions Train;
   std::optional<double> DefaultMargin;
+  /// fit: the models fitted (seeds Seed, Seed + 1, ...) and averaged.
+  unsigned Ensemble = 1;
   /// The evolution-strategies commands.
   std::string Checkpoint, Rewards;
   EvolutionOptions ES;
@@ -187,7 +189,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
 
   std::string Perturbations, Sigma, StepSize;
   std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
-  std::string Epochs, BatchSize, Seed, DefaultMargin, LearningRate, L2;
+  std::string Epochs, BatchSize, Seed, Ensemble, DefaultMargin, LearningRate,
+      L2;
   std::string DepartureWeight;
   bool NoEmbeddings = false;
   std::vector<std::string> Files;
@@ -230,6 +233,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "Let the model depart from the default decision only in states within "
      "the ranges of the training departures' one-element features (fit; "
      "needs --default-margin)")
+    ("ensemble", po::value<std::string>(&Ensemble),
+     "Fit K models, with seeds N to N + K - 1, and write their average as "
+     "one network (fit; default 1)")
     ("positional", po::bool_switch(&T.Positional),
      "Score each candidate position with the same network (fit, evict)")
     ("default-margin", po::value<std::string>(&DefaultMargin),
@@ -401,6 +407,11 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   if (!Seed.empty())
     if (std::string Msg = irtk::tools::parseCountOption("--seed", Seed, 0,
                                                         UINT64_MAX, T.Seed);
+        !Msg.empty())
+      return UsageError(Msg);
+  if (!Ensemble.empty())
+    if (std::string Msg = irtk::tools::parseCountOption("--ensemble", Ensemble,
+                                                        1, 64, O.Ensemble);
         !Msg.empty())
       return UsageError(Msg);
   // Finite: a step size of inf or a decay of nan makes every weight nan.
@@ -640,15 +651,23 @@ static Error run(const TrainOptions &Opts) {
     errs() << "training on " << D.rows() << " decisions (" << Ones
            << " nonzero) from " << O.Logs.size() << " logs, " << D.width()
            << " inputs\n";
-  double Final = 0;
-  MLPDescription M =
-      train(D, O.Advisor, DOpts.Decision, O.Train, [&](const EpochReport &R) {
-        Final = R.Accuracy;
-        if (!O.Quiet)
-          errs() << "epoch " << R.Epoch << "/" << O.Train.Epochs << ": loss "
-                 << format("%.5f", R.Loss) << ", agreement "
-                 << format("%.4f", R.Accuracy) << "\n";
-      });
+  std::vector<MLPDescription> Fitted;
+  for (unsigned K = 0; K < O.Ensemble; ++K) {
+    TrainerOptions T = O.Train;
+    T.Seed += K;
+    if (!O.Quiet && O.Ensemble > 1)
+      errs() << "model " << K + 1 << "/" << O.Ensemble << " (seed " << T.Seed
+             << ")\n";
+    Fitted.push_back(
+        train(D, O.Advisor, DOpts.Decision, T, [&](const EpochReport &R) {
+          if (!O.Quiet)
+            errs() << "epoch " << R.Epoch << "/" << T.Epochs << ": loss "
+                   << format("%.5f", R.Loss) << ", agreement "
+                   << format("%.4f", R.Accuracy) << "\n";
+        }));
+  }
+  // Fitted on the same data, the models share their inputs' normalisation.
+  MLPDescription M = cantFail(averageModels(Fitted));
   M.DefaultMargin = O.DefaultMargin;
   if (O.Support)
     M.Support = departureSupport(D);
@@ -672,6 +691,8 @@ static Error run(const TrainOptions &Opts) {
     TS << ", \"positional\": true";
   if (O.Train.DepartureWeight != 1.0)
     TS << ", \"departure_weight\": " << format("%g", O.Train.DepartureWeight);
+  if (O.Ensemble > 1)
+    TS << ", \"ensemble\": " << O.Ensemble;
   TS << ", \"seed\": " << O.Train.Seed
      << ", \"training_agreement\": " << format("%.4f", Agreement) << "}";
   M.TrainingJSON = Training;

@@ -14,6 +14,8 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <random>
+#include <tuple>
 
 using namespace llvm;
 using namespace irtk::advisors;
@@ -144,6 +146,83 @@ TEST(MLPTest, ASupportRoundTripsInInputOrder) {
   EXPECT_TRUE(Back->mayDepart(1, [](size_t) { return 1e9; }));
   EXPECT_FALSE(Back->mayDepart(0, [](size_t) { return 1.0; }));
   EXPECT_FALSE(Back->mayDepart(2, [](size_t) { return 0.0; }));
+}
+
+/// A model of twoInputs() with hidden layers of 4 and 3 units whose
+/// weights and biases come from \p Seed.
+MLPDescription seededModel(unsigned Seed) {
+  std::mt19937 Rng(Seed);
+  std::uniform_real_distribution<double> U(-1, 1);
+  MLPDescription D;
+  D.Advisor = "inline";
+  D.Decision = "inlining_decision";
+  D.Inputs = {{"a", {1}, {2}}, {"b", {0, 0.5}, {1, 3}}};
+  for (auto [Rows, Cols, Act] : {std::tuple{4u, 3u, ActivationKind::ReLU},
+                                 {3u, 4u, ActivationKind::ReLU},
+                                 {1u, 3u, ActivationKind::Linear}}) {
+    MLPDescription::Layer L;
+    L.Activation = Act;
+    L.Weights.assign(Rows, std::vector<double>(Cols));
+    for (auto &Row : L.Weights)
+      for (double &W : Row)
+        W = U(Rng);
+    L.Bias.resize(Rows);
+    for (double &B : L.Bias)
+      B = U(Rng);
+    D.Layers.push_back(std::move(L));
+  }
+  return D;
+}
+
+TEST(MLPTest, AnAverageOfModelsOutputsTheMeanOfTheirOutputs) {
+  std::vector<MLPDescription> Models{seededModel(1), seededModel(2),
+                                     seededModel(3)};
+  Expected<MLPDescription> Avg = averageModels(Models);
+  ASSERT_TRUE(!!Avg) << toString(Avg.takeError());
+  // Written and read back: the average is a model file like any other.
+  std::string Text;
+  raw_string_ostream OS(Text);
+  Avg->write(OS);
+  Expected<std::unique_ptr<MLPModel>> M = bindTwoInputs(Text);
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  EXPECT_EQ((*M)->description().Layers[1].Weights.size(), 9u);
+  std::vector<std::unique_ptr<MLPModel>> Each;
+  for (MLPDescription &D : Models)
+    Each.push_back(cantFail(MLPModel::bind(D, twoInputs(), "m.json")));
+  std::mt19937 Rng(7);
+  std::uniform_real_distribution<float> U(-4, 4);
+  for (int Trial = 0; Trial < 50; ++Trial) {
+    int64_t A = Trial - 25, Default = 0;
+    float B[2] = {U(Rng), U(Rng)};
+    std::vector<const void *> Buffers{&A, B, &Default};
+    double Mean = 0;
+    for (const auto &E : Each)
+      Mean += E->outputs(Buffers)[0] / 3;
+    EXPECT_NEAR((*M)->outputs(Buffers)[0], Mean, 1e-12) << "trial " << Trial;
+  }
+}
+
+TEST(MLPTest, AveragingRefusesModelsThatDiffer) {
+  MLPDescription Other = seededModel(2);
+  Other.Inputs[1].Scale[1] = 4;
+  Expected<MLPDescription> Avg = averageModels({seededModel(1), Other});
+  ASSERT_FALSE(!!Avg);
+  EXPECT_EQ(toString(Avg.takeError()),
+            "cannot average model 1 with model 0: input 1 ('b') differs in "
+            "name or normalisation");
+  MLPDescription Tanh = seededModel(1);
+  Tanh.Layers.back().Activation = ActivationKind::Tanh;
+  Avg = averageModels({Tanh, Tanh});
+  ASSERT_FALSE(!!Avg);
+  EXPECT_NE(toString(Avg.takeError()).find("without a linear last layer"),
+            std::string::npos);
+  Other = seededModel(2);
+  Other.DefaultMargin = 1;
+  Avg = averageModels({seededModel(1), Other});
+  ASSERT_FALSE(!!Avg);
+  EXPECT_EQ(toString(Avg.takeError()),
+            "cannot average model 1 with model 0: their default margins "
+            "differ");
 }
 
 TEST(MLPTest, RejectsBadSupports) {

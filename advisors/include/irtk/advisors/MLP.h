@@ -128,6 +128,18 @@ private:
             const std::vector<std::vector<double>> *Arrays);
 };
 
+/// One network whose outputs are the mean of \p Models' outputs: an
+/// ensemble (models fitted with different seeds, say) as one MLP of the
+/// same format. The first layers stand side by side, the hidden layers are
+/// block-diagonal, and the last layer reads every model's last hidden layer
+/// with its weights divided by their number. The models must read the same
+/// inputs with the same normalisation, decide alike (advisor, decision,
+/// output, mask, positions, default margin, support) and have as many
+/// layers of the same activations, the last one linear (a mean of tanh
+/// outputs is no tanh of a mean); errors say what differs.
+llvm::Expected<MLPDescription>
+averageModels(llvm::ArrayRef<MLPDescription> Models);
+
 /// A description bound to an advisor's inputs, ready to evaluate.
 class MLPModel {
 public:
