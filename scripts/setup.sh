@@ -14,6 +14,7 @@ PACKAGES=(
   python3-pip python3-setuptools python3-wheel python3-venv # pip install .
   python3-distributed python3-dask # ir2vec.distributed (Dask)
   libclang-rt-22-dev # libFuzzer and the sanitizer runtimes (test.sh --fuzz)
+  libfaiss-dev # the approximate similarity indexes (irtk-similarity index)
 )
 
 SUDO=""

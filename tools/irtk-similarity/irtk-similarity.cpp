@@ -11,6 +11,8 @@
 ///                        a row, or the functions of IR files
 /// irtk-similarity pairs  all pairs of rows within a threshold (clone
 ///                        candidates)
+/// irtk-similarity index  an approximate index of a store (ApproxIndex.h),
+///                        which topk --index searches
 /// Stores are written by `llvm-ir2vec embeddings --format=npy -o DIR`. The
 /// searching is irtk::store's (Search.h); this file parses the command line,
 /// gathers the queries and formats the results. Exit status: 0 success, 1 an
@@ -22,6 +24,7 @@
 #include "irtk/mir2vec/Loader.h"
 #include "irtk/mir2vec/Lowering.h"
 #include "irtk/mir2vec/Output.h"
+#include "irtk/store/ApproxIndex.h"
 #include "irtk/store/Search.h"
 #include "irtk/store/Store.h"
 #include "irtk/support/Format.h"
@@ -58,10 +61,16 @@ static const char *const Usage =
     "           [--vocab <file>] [-k <n>] [--metric cosine|euclidean]\n"
     "           [--format text|json] [-o <file>] [-j <n>]\n"
     "           [--progress auto|always|never]\n"
+    "           [--index <file> [--nprobe <n>] [--ef <n>] [--rerank <n>]]\n"
     "       irtk-similarity pairs --store <dir> [--against <dir>]\n"
     "           --threshold <x> [--metric cosine|euclidean]\n"
     "           [--format text|json] [-o <file>] [-j <n>]\n"
-    "           [--progress auto|always|never]\n\n"
+    "           [--progress auto|always|never]\n"
+    "       irtk-similarity index --store <dir> [--kind ivf-flat|ivf-pq|hnsw]\n"
+    "           [--metric cosine|euclidean] [--lists <n>] [--pq-bytes <n>]\n"
+    "           [--hnsw-links <n>] [--train-rows <n>] [--seed <n>] [-o "
+    "<file>]\n"
+    "           [-j <n>] [--progress auto|always|never]\n\n"
     "topk   the k rows nearest to each query, best first: the rows of\n"
     "       --function (symbol or demangled name) or --row in --store, "
     "searched\n"
@@ -70,10 +79,12 @@ static const char *const Usage =
     "       in it\n"
     "pairs  every pair of a row of --store and a row of --against (or two\n"
     "       rows of --store) with cosine >= threshold or distance <=\n"
-    "       threshold, best first\n";
+    "       threshold, best first\n"
+    "index  an approximate index of --store (FAISS) for topk --index: its\n"
+    "       candidates are scored exactly; only the recall is approximate\n";
 
 namespace {
-enum class CommandKind { TopK, Pairs };
+enum class CommandKind { TopK, Pairs, Index };
 
 struct Options {
   CommandKind Command = CommandKind::TopK;
@@ -85,6 +96,12 @@ struct Options {
   MetricKind Metric = MetricKind::Cosine;
   bool JSON = false;
   unsigned Threads = 0;
+  /// topk --index, and index's output.
+  std::string IndexPath;
+  ApproxSearchOptions Approx;
+  ApproxBuildOptions Build;
+  /// Whether --metric was given (an index has its own).
+  bool MetricGiven = false;
   /// The status line while stores load.
   tools::ProgressModeKind Progress = tools::ProgressModeKind::Auto;
 };
@@ -382,18 +399,40 @@ static Error runTopK(const Options &O, raw_ostream &OS) {
   if (!Q)
     return Q.takeError();
 
-  SearchOptions SO;
-  SO.Metric = O.Metric;
-  SO.K = O.K;
-  SO.Threads = O.Threads;
   MatrixRef QM{Q->Values.data(), Q->Records.size(), Base.dimension()};
-  std::vector<std::vector<Neighbor>> Results =
-      topK(QM, matrixOf(Base), SO, Q->Exclude);
+  std::vector<std::vector<Neighbor>> Results;
+  MetricKind Metric = O.Metric;
+  if (!O.IndexPath.empty()) {
+    Expected<ApproxIndex> Index = ApproxIndex::load(O.IndexPath);
+    if (!Index)
+      return Index.takeError();
+    if (Error E = Index->checkMatrix(matrixOf(Base), O.IndexPath, Base.path(),
+                                     O.Threads))
+      return E;
+    Metric = Index->info().Metric;
+    if (O.MetricGiven && Metric != O.Metric)
+      return inputError(O.IndexPath + ": an index for " + metricName(Metric) +
+                        " scores; --metric asks for " + metricName(O.Metric));
+    ApproxSearchOptions AO = O.Approx;
+    AO.K = O.K;
+    AO.Threads = O.Threads;
+    Results = Index->search(QM, matrixOf(Base), AO, Q->Exclude);
+  } else {
+    SearchOptions SO;
+    SO.Metric = O.Metric;
+    SO.K = O.K;
+    SO.Threads = O.Threads;
+    Results = topK(QM, matrixOf(Base), SO, Q->Exclude);
+  }
 
   if (O.JSON) {
-    OS << "{\"command\":\"topk\",\"metric\":\"" << metricName(O.Metric)
+    OS << "{\"command\":\"topk\",\"metric\":\"" << metricName(Metric)
        << "\",\"k\":" << O.K << ",\"store\":";
     irtk::support::printJSONString(OS, Base.path());
+    if (!O.IndexPath.empty()) {
+      OS << ",\"index\":";
+      irtk::support::printJSONString(OS, O.IndexPath);
+    }
     OS << ",\"results\":[";
   }
   for (size_t I = 0; I < Results.size(); ++I) {
@@ -490,9 +529,66 @@ static Error runPairs(const Options &O, raw_ostream &OS) {
   return Error::success();
 }
 
+/// The default index file of \p O's store: inside it, named by kind and
+/// metric.
+static std::string defaultIndexPath(const Options &O) {
+  SmallString<256> P(O.Store);
+  sys::path::append(P, ("approx-" + approxKindName(O.Build.Kind) + "-" +
+                        metricName(O.Build.Metric) + ".index")
+                           .str());
+  return std::string(P);
+}
+
+static Error runIndex(const Options &O, raw_ostream &OS) {
+  Expected<Store> S = openStore(O, O.Store);
+  if (!S)
+    return S.takeError();
+  tools::StatusLine Line(errs(), ToolName, O.Progress);
+  std::string Last;
+  Expected<ApproxIndex> Index =
+      ApproxIndex::build(matrixOf(*S), O.Build,
+                         [&](StringRef Stage, uint64_t Done, uint64_t Total) {
+                           std::string Msg;
+                           raw_string_ostream M(Msg);
+                           M << "indexing " << S->path() << ": " << Stage;
+                           if (Stage == "adding")
+                             M << ' ' << Done << '/' << Total << " rows";
+                           M << ", " << tools::formatDuration(Line.elapsed());
+                           Last = Msg;
+                           if (Line.due())
+                             Line.update(Msg);
+                         });
+  if (O.Progress == tools::ProgressModeKind::Always && !Last.empty())
+    Line.finish(Last);
+  else
+    Line.clear();
+  if (!Index)
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             S->path().str().c_str(),
+                             toString(Index.takeError()).c_str());
+  if (Error E = Index->write(O.IndexPath))
+    return E;
+  const ApproxIndexInfo &I = Index->info();
+  OS << O.IndexPath << ": " << approxKindName(I.Kind) << ", "
+     << metricName(I.Metric) << ", " << I.Indexed << " of " << I.Rows
+     << " rows";
+  if (I.Lists)
+    OS << ", " << I.Lists << " lists";
+  if (I.PQBytes)
+    OS << ", " << I.PQBytes << "-byte codes";
+  if (I.HNSWLinks)
+    OS << ", " << I.HNSWLinks << " links";
+  OS << ", " << Index->bytes() << " bytes ("
+     << format("%.3f", static_cast<double>(Index->bytes()) /
+                           std::max<double>(1.0, static_cast<double>(I.Rows) *
+                                                     I.Dimension * 4))
+     << "x the vectors)\n";
+  return Error::success();
+}
+
 static ParseResult parseCommandLine(int Argc, char **Argv) {
   if (Argc < 2)
-    return usageError("please specify a command: topk or pairs");
+    return usageError("please specify a command: topk, pairs or index");
   std::string Cmd = Argv[1];
   if (Cmd == "--help" || Cmd == "-h" || Cmd == "help")
     return ParseResult::print(Usage);
@@ -501,8 +597,11 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     O.Command = CommandKind::TopK;
   else if (Cmd == "pairs")
     O.Command = CommandKind::Pairs;
+  else if (Cmd == "index")
+    O.Command = CommandKind::Index;
   else
-    return usageError("unknown command '" + Cmd + "'; expected topk or pairs");
+    return usageError("unknown command '" + Cmd +
+                      "'; expected topk, pairs or index");
 
   std::map<std::string, std::string> Values;
   po::options_description Desc("Options");
@@ -522,7 +621,17 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("format", Text(), "text (default) or json")
     ("output,o", Text(), "Output file (default '-', standard output)")
     ("threads,j", Text(), "Threads (default 0: all cores)")
-    ("progress", Text(), "Status line on standard error while stores load: auto (on a terminal; the default), always or never");
+    ("progress", Text(), "Status line on standard error while stores load: auto (on a terminal; the default), always or never")
+    ("index", Text(), "topk: search this approximate index of the searched store")
+    ("nprobe", Text(), "topk --index: inverted lists visited per query (ivf-*; default 8)")
+    ("ef", Text(), "topk --index: candidate list of the graph search (hnsw; default 64)")
+    ("rerank", Text(), "topk --index: candidates scored exactly per result (default 1; ivf-pq 4)")
+    ("kind", Text(), "index: ivf-flat (default), ivf-pq or hnsw")
+    ("lists", Text(), "index: inverted lists (ivf-*; default about the square root of the rows)")
+    ("pq-bytes", Text(), "index: bytes per code (ivf-pq; a divisor of the dimension)")
+    ("hnsw-links", Text(), "index: links per node (hnsw; default 32)")
+    ("train-rows", Text(), "index: rows the clustering learns from (ivf-*; default 64 per list)")
+    ("seed", Text(), "index: the training sample's seed (default 1)");
   // clang-format on
   try {
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
@@ -556,6 +665,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   O.Store = *Get("store");
   O.Against = Get("against").value_or("");
   O.Output = Get("output").value_or("-");
+  O.MetricGiven = Get("metric").has_value();
   std::string Metric = Get("metric").value_or("cosine");
   if (std::optional<MetricKind> M = parseMetric(Metric))
     O.Metric = *M;
@@ -576,7 +686,62 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
       !Msg.empty())
     return usageError(Msg);
 
-  const char *TopKOnly[] = {"function", "row", "vocab", "k"};
+  const char *TopKOnly[] = {"function", "row",    "vocab", "k",
+                            "index",    "nprobe", "ef",    "rerank"};
+  const char *IndexOnly[] = {"kind",       "lists",      "pq-bytes",
+                             "hnsw-links", "train-rows", "seed"};
+  if (O.Command != CommandKind::Index)
+    for (const char *Key : IndexOnly)
+      if (Get(Key))
+        return usageError("--" + Twine(Key) + " applies to index only");
+  if (O.Command == CommandKind::Index) {
+    for (const char *Key : TopKOnly)
+      if (Get(Key))
+        return usageError("--" + Twine(Key) + " applies to topk only");
+    for (const char *Key : {"threshold", "against"})
+      if (Get(Key))
+        return usageError("--" + Twine(Key) + " does not apply to index");
+    if (!O.IRFiles.empty())
+      return usageError("--ir applies to topk only");
+    std::string Kind = Get("kind").value_or("ivf-flat");
+    if (std::optional<ApproxKind> K = parseApproxKind(Kind))
+      O.Build.Kind = *K;
+    else
+      return usageError("invalid --kind '" + Kind +
+                        "'; expected ivf-flat, ivf-pq or hnsw");
+    O.Build.Metric = O.Metric;
+    O.Build.Threads = O.Threads;
+    for (auto [Key, Min, Max, Slot] :
+         {std::tuple<const char *, uint64_t, uint64_t, unsigned *>{
+              "lists", 1, 1 << 24, &O.Build.Lists},
+          {"pq-bytes", 1, 4096, &O.Build.PQBytes},
+          {"hnsw-links", 2, 512, &O.Build.HNSWLinks}})
+      if (std::optional<std::string> V = Get(Key))
+        if (std::string Msg = tools::parseCountOption(("--" + Twine(Key)).str(),
+                                                      *V, Min, Max, *Slot);
+            !Msg.empty())
+          return usageError(Msg);
+    for (auto [Key, Slot] :
+         {std::pair{"train-rows", &O.Build.TrainRows}, {"seed", &O.Build.Seed}})
+      if (std::optional<std::string> V = Get(Key))
+        if (std::string Msg = tools::parseCountOption(
+                ("--" + Twine(Key)).str(), *V, Key == StringRef("seed") ? 0 : 1,
+                UINT64_MAX, *Slot);
+            !Msg.empty())
+          return usageError(Msg);
+    if (O.Build.Kind != ApproxKind::IVFPQ && Get("pq-bytes"))
+      return usageError("--pq-bytes applies to --kind ivf-pq only");
+    if (O.Build.Kind == ApproxKind::HNSW && (Get("lists") || Get("train-rows")))
+      return usageError("--lists and --train-rows apply to --kind ivf-* only");
+    if (O.Build.Kind != ApproxKind::HNSW && Get("hnsw-links"))
+      return usageError("--hnsw-links applies to --kind hnsw only");
+    O.IndexPath = Get("output").value_or(defaultIndexPath(O));
+    if (O.IndexPath == "-")
+      return usageError("index writes a file, not standard output: name it "
+                        "with -o <file>");
+    O.Output = "-";
+    return ParseResult::run(std::move(O));
+  }
   if (O.Command == CommandKind::Pairs) {
     for (const char *Key : TopKOnly)
       if (Get(Key))
@@ -617,6 +782,18 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
                                                   1, 1000000, O.K);
         !Msg.empty())
       return usageError(Msg);
+    O.IndexPath = Get("index").value_or("");
+    for (auto [Key, Slot] : {std::pair{"nprobe", &O.Approx.NProbe},
+                             {"ef", &O.Approx.EfSearch},
+                             {"rerank", &O.Approx.Rerank}})
+      if (std::optional<std::string> V = Get(Key)) {
+        if (O.IndexPath.empty())
+          return usageError("--" + Twine(Key) + " applies to --index only");
+        if (std::string Msg = tools::parseCountOption(("--" + Twine(Key)).str(),
+                                                      *V, 1, 1 << 20, *Slot);
+            !Msg.empty())
+          return usageError(Msg);
+      }
   }
 
   return ParseResult::run(std::move(O));
@@ -627,6 +804,8 @@ static Error run(const Options &O) {
   std::vector<std::string> Inputs = O.IRFiles;
   if (!O.Vocab.empty())
     Inputs.push_back(O.Vocab);
+  if (!O.IndexPath.empty())
+    Inputs.push_back(O.IndexPath);
   for (const std::string *Dir : {&O.Store, &O.Against})
     if (!Dir->empty())
       for (const char *Name :
@@ -641,8 +820,16 @@ static Error run(const Options &O) {
   // file: a failed run leaves no partial output.
   std::string Rendered;
   raw_string_ostream OS(Rendered);
-  if (Error E =
-          O.Command == CommandKind::TopK ? runTopK(O, OS) : runPairs(O, OS))
+  if (O.Command == CommandKind::Index) {
+    // The index file is the output (checked against the store's files).
+    Inputs.pop_back();
+    if (Error E = irtk::support::checkNotAnInput(O.IndexPath, Inputs))
+      return E;
+  }
+  Error E = O.Command == CommandKind::TopK    ? runTopK(O, OS)
+            : O.Command == CommandKind::Pairs ? runPairs(O, OS)
+                                              : runIndex(O, OS);
+  if (E)
     return E;
   return irtk::support::writeOutputFile(O.Output, [&](raw_ostream &Out) {
     Out << Rendered;

@@ -1,0 +1,652 @@
+//===- ApproxIndex.cpp - Approximate nearest-neighbour indexes ------------===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// FAISS reports errors by throwing: this file is compiled with exceptions and
+// RTTI, and every call into FAISS is inside a try block that turns what it
+// throws into an llvm::Error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/store/ApproxIndex.h"
+#include "irtk/support/OutputFile.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
+
+#include <faiss/Index.h>
+#include <faiss/IndexHNSW.h>
+#include <faiss/IndexIDMap.h>
+#include <faiss/IndexIVF.h>
+#include <faiss/IndexIVFFlat.h>
+#include <faiss/IndexIVFPQ.h>
+#include <faiss/impl/io.h>
+#include <faiss/index_factory.h>
+#include <faiss/index_io.h>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <random>
+
+using namespace llvm;
+
+namespace irtk::store {
+
+static constexpr const char *FormatName = "irtk-approx-index";
+static constexpr unsigned FormatVersion = 1;
+static constexpr size_t HashBlock = size_t(1) << 20;
+
+static void setThreads(unsigned Threads) {
+  if (Threads)
+    omp_set_num_threads(static_cast<int>(Threads));
+}
+
+static std::string hex16(uint64_t H) {
+  std::string S;
+  raw_string_ostream(S) << format_hex_no_prefix(H, 16);
+  return S;
+}
+
+/// The hashes of \p Data's blocks of HashBlock bytes, hashed together with
+/// \p Prefix.
+static uint64_t blockHash(ArrayRef<uint8_t> Data, ArrayRef<uint64_t> Prefix) {
+  size_t Blocks = (Data.size() + HashBlock - 1) / HashBlock;
+  std::vector<uint64_t> H(Prefix.begin(), Prefix.end());
+  size_t First = H.size();
+  H.resize(First + Blocks);
+#pragma omp parallel for schedule(static)
+  for (int64_t B = 0; B < static_cast<int64_t>(Blocks); ++B) {
+    size_t Begin = static_cast<size_t>(B) * HashBlock;
+    H[First + B] = xxh3_64bits(
+        Data.slice(Begin, std::min(HashBlock, Data.size() - Begin)));
+  }
+  return xxh3_64bits(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(H.data()),
+                        H.size() * sizeof(uint64_t)));
+}
+
+std::string matrixChecksum(MatrixRef M, unsigned Threads) {
+  setThreads(Threads);
+  ArrayRef<uint8_t> Bytes(reinterpret_cast<const uint8_t *>(M.Data),
+                          M.Rows * M.Dim * sizeof(float));
+  return hex16(blockHash(Bytes, {M.Rows, M.Dim}));
+}
+
+std::optional<ApproxKind> parseApproxKind(StringRef S) {
+  if (S == "ivf-flat")
+    return ApproxKind::IVFFlat;
+  if (S == "ivf-pq")
+    return ApproxKind::IVFPQ;
+  if (S == "hnsw")
+    return ApproxKind::HNSW;
+  return std::nullopt;
+}
+
+StringRef approxKindName(ApproxKind K) {
+  switch (K) {
+  case ApproxKind::IVFFlat:
+    return "ivf-flat";
+  case ApproxKind::IVFPQ:
+    return "ivf-pq";
+  case ApproxKind::HNSW:
+    return "hnsw";
+  }
+  return "ivf-flat";
+}
+
+//===----------------------------------------------------------------------===//
+// FAISS's reader and writer
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Counts (and, with a stream, writes and hashes) what FAISS writes.
+struct StreamWriter : faiss::IOWriter {
+  raw_ostream *OS = nullptr;
+  uint64_t Size = 0;
+  std::vector<uint8_t> Block;
+  std::vector<uint64_t> Hashes;
+
+  size_t operator()(const void *Ptr, size_t Size, size_t N) override {
+    size_t Bytes = Size * N;
+    this->Size += Bytes;
+    if (!OS)
+      return N;
+    OS->write(static_cast<const char *>(Ptr), Bytes);
+    const auto *P = static_cast<const uint8_t *>(Ptr);
+    while (Bytes) {
+      size_t Take = std::min(Bytes, HashBlock - Block.size());
+      Block.insert(Block.end(), P, P + Take);
+      P += Take;
+      Bytes -= Take;
+      if (Block.size() == HashBlock) {
+        Hashes.push_back(xxh3_64bits(Block));
+        Block.clear();
+      }
+    }
+    return N;
+  }
+  /// The same as blockHash of everything written, with no prefix.
+  uint64_t finish() {
+    if (!Block.empty())
+      Hashes.push_back(xxh3_64bits(Block));
+    return xxh3_64bits(
+        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Hashes.data()),
+                          Hashes.size() * sizeof(uint64_t)));
+  }
+};
+
+struct MemoryReader : faiss::IOReader {
+  ArrayRef<uint8_t> Data;
+  size_t At = 0;
+  size_t operator()(void *Ptr, size_t Size, size_t N) override {
+    if (!Size)
+      return 0;
+    size_t Items = std::min(N, (Data.size() - At) / Size);
+    std::memcpy(Ptr, Data.data() + At, Items * Size);
+    At += Items * Size;
+    return Items;
+  }
+};
+} // namespace
+
+struct ApproxIndex::Impl {
+  std::unique_ptr<faiss::Index> Index;
+  /// The index whose search parameters are set (inside an IDMap for HNSW).
+  faiss::IndexIVF *IVF = nullptr;
+  faiss::IndexHNSW *HNSW = nullptr;
+  mutable std::mutex Searching;
+};
+
+ApproxIndex::ApproxIndex(ApproxIndexInfo Info, std::unique_ptr<Impl> I,
+                         uint64_t Bytes)
+    : Info(std::move(Info)), I(std::move(I)), Bytes(Bytes) {}
+ApproxIndex::ApproxIndex(ApproxIndex &&) = default;
+ApproxIndex &ApproxIndex::operator=(ApproxIndex &&) = default;
+ApproxIndex::~ApproxIndex() = default;
+
+static faiss::MetricType faissMetric(MetricKind M) {
+  return M == MetricKind::Cosine ? faiss::METRIC_INNER_PRODUCT
+                                 : faiss::METRIC_L2;
+}
+
+static bool finiteRow(ArrayRef<float> R) {
+  return llvm::all_of(R, [](float X) { return std::isfinite(X); });
+}
+
+/// Row \p R of \p M as the index holds it: unit length for cosine (a zero
+/// row stays zero).
+static void prepareRow(ArrayRef<float> R, MetricKind Metric, float *Out) {
+  double Norm = 0;
+  if (Metric == MetricKind::Cosine)
+    for (float X : R)
+      Norm += static_cast<double>(X) * X;
+  double Scale = Norm > 0 ? 1.0 / std::sqrt(Norm) : 1.0;
+  for (size_t E = 0; E < R.size(); ++E)
+    Out[E] = static_cast<float>(R[E] * Scale);
+}
+
+/// Finds the typed parts of \p I's index.
+static Error bindParts(ApproxIndex::Impl &I, ApproxKind Kind) {
+  faiss::Index *Inner = I.Index.get();
+  if (auto *Map = dynamic_cast<faiss::IndexIDMap *>(Inner))
+    Inner = Map->index;
+  I.IVF = dynamic_cast<faiss::IndexIVF *>(Inner);
+  I.HNSW = dynamic_cast<faiss::IndexHNSW *>(Inner);
+  bool Fits = false;
+  switch (Kind) {
+  case ApproxKind::IVFFlat:
+    Fits = dynamic_cast<faiss::IndexIVFFlat *>(Inner) != nullptr;
+    break;
+  case ApproxKind::IVFPQ:
+    Fits = dynamic_cast<faiss::IndexIVFPQ *>(Inner) != nullptr;
+    break;
+  case ApproxKind::HNSW:
+    Fits = I.HNSW && Inner != I.Index.get();
+    break;
+  }
+  if (!Fits)
+    return createStringError(inconvertibleErrorCode(),
+                             "the FAISS index is not of the kind '%s'",
+                             approxKindName(Kind).str().c_str());
+  return Error::success();
+}
+
+static uint64_t powerOf2Below(uint64_t N) {
+  uint64_t P = 1;
+  while (P * 2 <= N)
+    P *= 2;
+  return P;
+}
+
+Expected<ApproxIndex>
+ApproxIndex::build(MatrixRef Base, const ApproxBuildOptions &Opts, Progress P) {
+  auto Fail = [](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(), Msg);
+  };
+  auto Report = [&](StringRef Stage, uint64_t Done, uint64_t Total) {
+    if (P)
+      P(Stage, Done, Total);
+  };
+  setThreads(Opts.Threads);
+  ApproxIndexInfo Info;
+  Info.Kind = Opts.Kind;
+  Info.Metric = Opts.Metric;
+  Info.Dimension = Base.Dim;
+  Info.Rows = Base.Rows;
+  Info.Faiss = std::to_string(FAISS_VERSION_MAJOR) + "." +
+               std::to_string(FAISS_VERSION_MINOR) + "." +
+               std::to_string(FAISS_VERSION_PATCH);
+  if (!Base.Dim)
+    return Fail("cannot index vectors of dimension 0");
+  Report("checksum", 0, 1);
+  Info.StoreChecksum = matrixChecksum(Base, Opts.Threads);
+
+  std::vector<int64_t> Finite;
+  Finite.reserve(Base.Rows);
+  for (uint64_t R = 0; R < Base.Rows; ++R)
+    if (finiteRow(Base.row(R)))
+      Finite.push_back(static_cast<int64_t>(R));
+  Info.Indexed = Finite.size();
+  if (Finite.empty())
+    return Fail("no row to index: the store has no row of finite values");
+
+  bool IsIVF = Opts.Kind != ApproxKind::HNSW;
+  uint64_t TrainRows = 0;
+  std::string Factory;
+  if (IsIVF) {
+    uint64_t Lists = Opts.Lists;
+    if (!Lists) {
+      Lists = powerOf2Below(
+          static_cast<uint64_t>(std::sqrt(static_cast<double>(Finite.size()))));
+      Lists =
+          std::min<uint64_t>(Lists, std::max<uint64_t>(1, Finite.size() / 39));
+    }
+    TrainRows = Opts.TrainRows ? Opts.TrainRows : 64 * Lists;
+    TrainRows = std::min<uint64_t>(TrainRows, Finite.size());
+    if (Lists > TrainRows)
+      return Fail("cannot make " + Twine(Lists) + " lists from " +
+                  Twine(TrainRows) + " training rows (the store has " +
+                  Twine(Finite.size()) + " indexable rows)");
+    Info.Lists = static_cast<unsigned>(Lists);
+    Factory = "IVF" + std::to_string(Lists) + ",";
+    if (Opts.Kind == ApproxKind::IVFFlat) {
+      Factory += "Flat";
+    } else {
+      unsigned M = Opts.PQBytes;
+      if (!M)
+        for (unsigned D = 1; D <= std::max(1u, Base.Dim / 3); ++D)
+          if (Base.Dim % D == 0)
+            M = D;
+      if (Base.Dim % M)
+        return Fail("--pq-bytes " + Twine(M) + " does not divide the " +
+                    "dimension " + Twine(Base.Dim));
+      if (TrainRows < 256)
+        return Fail("ivf-pq needs at least 256 training rows (its codes have "
+                    "256 values); the store has " +
+                    Twine(Finite.size()) + " indexable rows");
+      Info.PQBytes = M;
+      Factory += "PQ" + std::to_string(M) + "x8";
+    }
+  } else {
+    Info.HNSWLinks = Opts.HNSWLinks;
+    Factory = "HNSW" + std::to_string(Opts.HNSWLinks) + ",Flat";
+  }
+
+  auto Impl = std::make_unique<ApproxIndex::Impl>();
+  try {
+    std::unique_ptr<faiss::Index> Made(faiss::index_factory(
+        static_cast<int>(Base.Dim), Factory.c_str(), faissMetric(Opts.Metric)));
+    if (Opts.Kind == ApproxKind::HNSW) {
+      auto *Map = new faiss::IndexIDMap(Made.release());
+      Map->own_fields = true;
+      Impl->Index.reset(Map);
+    } else {
+      Impl->Index = std::move(Made);
+    }
+    if (Error E = bindParts(*Impl, Opts.Kind))
+      return std::move(E);
+    if (Impl->HNSW)
+      Impl->HNSW->hnsw.efConstruction = static_cast<int>(Opts.EfConstruction);
+    // The factory's IVF-PQ reorders its codes for polysemous search by
+    // annealing (seconds to minutes of training); ours are only reranked.
+    if (auto *PQ = dynamic_cast<faiss::IndexIVFPQ *>(Impl->IVF))
+      PQ->do_polysemous_training = false;
+
+    std::vector<float> Buf;
+    if (IsIVF) {
+      // A seeded sample of the rows (a partial Fisher-Yates shuffle).
+      std::vector<int64_t> Sample = Finite;
+      std::mt19937_64 Rng(Opts.Seed);
+      for (uint64_t K = 0; K < TrainRows; ++K) {
+        std::uniform_int_distribution<uint64_t> U(K, Sample.size() - 1);
+        std::swap(Sample[K], Sample[U(Rng)]);
+      }
+      Sample.resize(TrainRows);
+      std::sort(Sample.begin(), Sample.end());
+      Buf.resize(TrainRows * Base.Dim);
+      for (uint64_t K = 0; K < TrainRows; ++K)
+        prepareRow(Base.row(Sample[K]), Opts.Metric, &Buf[K * Base.Dim]);
+      for (faiss::ClusteringParameters *CP :
+           {&Impl->IVF->cp,
+            Opts.Kind == ApproxKind::IVFPQ
+                ? &static_cast<faiss::IndexIVFPQ *>(Impl->IVF)->pq.cp
+                : nullptr}) {
+        if (!CP)
+          continue;
+        CP->niter = static_cast<int>(Opts.TrainIterations);
+        CP->seed = static_cast<int>(Opts.Seed);
+        // The sizes are ours to choose; FAISS would warn on stderr.
+        CP->min_points_per_centroid = 1;
+      }
+      Report("training", 0, TrainRows);
+      Impl->Index->train(static_cast<faiss::Index::idx_t>(TrainRows),
+                         Buf.data());
+    }
+    const uint64_t Batch = 1 << 16;
+    for (uint64_t First = 0; First < Finite.size(); First += Batch) {
+      Report("adding", First, Finite.size());
+      uint64_t N = std::min<uint64_t>(Batch, Finite.size() - First);
+      Buf.resize(N * Base.Dim);
+#pragma omp parallel for schedule(static)
+      for (int64_t K = 0; K < static_cast<int64_t>(N); ++K)
+        prepareRow(Base.row(Finite[First + K]), Opts.Metric,
+                   &Buf[K * Base.Dim]);
+      Impl->Index->add_with_ids(static_cast<faiss::Index::idx_t>(N), Buf.data(),
+                                &Finite[First]);
+    }
+    Report("adding", Finite.size(), Finite.size());
+    StreamWriter Counter;
+    faiss::write_index(Impl->Index.get(), &Counter);
+    return ApproxIndex(std::move(Info), std::move(Impl), Counter.Size);
+  } catch (const std::exception &E) {
+    return Fail(Twine("FAISS failed to build the index: ") + E.what());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The file
+//===----------------------------------------------------------------------===//
+
+static json::Object headerOf(const ApproxIndexInfo &Info) {
+  return json::Object{{"format", FormatName},
+                      {"version", FormatVersion},
+                      {"kind", approxKindName(Info.Kind)},
+                      {"metric", metricName(Info.Metric)},
+                      {"dimension", Info.Dimension},
+                      {"rows", static_cast<int64_t>(Info.Rows)},
+                      {"indexed", static_cast<int64_t>(Info.Indexed)},
+                      {"store_checksum", Info.StoreChecksum},
+                      {"lists", Info.Lists},
+                      {"pq_bytes", Info.PQBytes},
+                      {"hnsw_links", Info.HNSWLinks},
+                      {"faiss", Info.Faiss}};
+}
+
+Error ApproxIndex::write(StringRef Path) const {
+  Expected<std::unique_ptr<support::OutputFile>> Out =
+      support::OutputFile::open(Path);
+  if (!Out)
+    return Out.takeError();
+  raw_ostream &OS = (*Out)->os();
+  OS << json::Value(headerOf(Info)) << '\n';
+  StreamWriter W;
+  W.OS = &OS;
+  try {
+    faiss::write_index(I->Index.get(), &W);
+  } catch (const std::exception &E) {
+    (*Out)->discard();
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: FAISS failed to write the index: %s",
+                             Path.str().c_str(), E.what());
+  }
+  uint64_t Hash = W.finish();
+  OS << '\n'
+     << json::Value(
+            json::Object{{"payload_bytes", static_cast<int64_t>(W.Size)},
+                         {"payload_checksum", hex16(Hash)}})
+     << '\n';
+  return (*Out)->commit();
+}
+
+namespace {
+/// Reads the fields of a JSON object, strictly: every key known, every
+/// named one present.
+struct HeaderReader {
+  const json::Object &O;
+  std::string Problem;
+
+  template <typename T> bool get(StringRef Key, T &Out) {
+    const json::Value *V = O.get(Key);
+    if (!V) {
+      Problem = ("no '" + Key + "'").str();
+      return false;
+    }
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (std::optional<StringRef> S = V->getAsString()) {
+        Out = S->str();
+        return true;
+      }
+    } else {
+      if (std::optional<int64_t> N = V->getAsInteger(); N && *N >= 0) {
+        Out = static_cast<T>(*N);
+        if (static_cast<int64_t>(Out) == *N)
+          return true;
+      }
+    }
+    Problem = ("'" + Key + "' is not a valid value").str();
+    return false;
+  }
+};
+} // namespace
+
+Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
+  auto Fail = [&](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(), Path + ": " + Msg);
+  };
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return Fail("cannot read: " + Buf.getError().message());
+  StringRef Text = (*Buf)->getBuffer();
+  size_t HeaderEnd = Text.find('\n');
+  if (HeaderEnd == StringRef::npos)
+    return Fail("not an irtk approximate index (no header line)");
+  Expected<json::Value> Header = json::parse(Text.take_front(HeaderEnd));
+  const json::Object *H = Header ? Header->getAsObject() : nullptr;
+  if (!Header)
+    consumeError(Header.takeError());
+  std::string Format;
+  if (!H || !H->getString("format") || *H->getString("format") != FormatName)
+    return Fail("not an irtk approximate index (its first line is not a '" +
+                Twine(FormatName) + "' header)");
+  ApproxIndexInfo Info;
+  HeaderReader R{*H, ""};
+  unsigned Version = 0;
+  std::string Kind, Metric;
+  if (!R.get("version", Version))
+    return Fail("header: " + R.Problem);
+  if (Version != FormatVersion)
+    return Fail("format version " + Twine(Version) + "; this irtk reads " +
+                Twine(FormatVersion));
+  static const char *const Keys[] = {
+      "format",  "version",        "kind",  "metric",   "dimension",  "rows",
+      "indexed", "store_checksum", "lists", "pq_bytes", "hnsw_links", "faiss"};
+  for (const auto &KV : *H)
+    if (!llvm::is_contained(Keys, KV.first.str()))
+      return Fail("header: unknown key '" + KV.first.str() + "'");
+  if (!R.get("kind", Kind) || !R.get("metric", Metric) ||
+      !R.get("dimension", Info.Dimension) || !R.get("rows", Info.Rows) ||
+      !R.get("indexed", Info.Indexed) ||
+      !R.get("store_checksum", Info.StoreChecksum) ||
+      !R.get("lists", Info.Lists) || !R.get("pq_bytes", Info.PQBytes) ||
+      !R.get("hnsw_links", Info.HNSWLinks) || !R.get("faiss", Info.Faiss))
+    return Fail("header: " + R.Problem);
+  std::optional<ApproxKind> K = parseApproxKind(Kind);
+  std::optional<MetricKind> M = parseMetric(Metric);
+  if (!K)
+    return Fail("header: unknown kind '" + Kind + "'");
+  if (!M)
+    return Fail("header: unknown metric '" + Metric + "'");
+  Info.Kind = *K;
+  Info.Metric = *M;
+
+  // The trailer: the payload's length and checksum, on the last line.
+  StringRef Rest = Text.drop_front(HeaderEnd + 1);
+  auto Truncated = [&]() {
+    return Fail("truncated or corrupt (its payload does not match the "
+                "length and checksum it ends with)");
+  };
+  if (!Rest.ends_with("\n"))
+    return Truncated();
+  size_t TrailerStart = Rest.drop_back().rfind('\n');
+  if (TrailerStart == StringRef::npos)
+    return Truncated();
+  Expected<json::Value> Trailer =
+      json::parse(Rest.slice(TrailerStart + 1, Rest.size() - 1));
+  if (!Trailer) {
+    consumeError(Trailer.takeError());
+    return Truncated();
+  }
+  const json::Object *T = Trailer->getAsObject();
+  std::optional<int64_t> Size =
+      T ? T->getInteger("payload_bytes") : std::nullopt;
+  std::optional<StringRef> Sum =
+      T ? T->getString("payload_checksum") : std::nullopt;
+  StringRef Payload = Rest.take_front(TrailerStart);
+  if (!Size || !Sum || static_cast<uint64_t>(*Size) != Payload.size())
+    return Truncated();
+  if (hex16(blockHash(arrayRefFromStringRef(Payload), {})) != *Sum)
+    return Truncated();
+
+  auto Impl = std::make_unique<ApproxIndex::Impl>();
+  try {
+    MemoryReader Reader;
+    Reader.Data = arrayRefFromStringRef(Payload);
+    Impl->Index.reset(faiss::read_index(&Reader));
+  } catch (const std::exception &E) {
+    return Fail(Twine("FAISS cannot read its index: ") + E.what());
+  }
+  if (Error E = bindParts(*Impl, Info.Kind))
+    return Fail(toString(std::move(E)));
+  if (static_cast<unsigned>(Impl->Index->d) != Info.Dimension ||
+      static_cast<uint64_t>(Impl->Index->ntotal) != Info.Indexed ||
+      Info.Indexed > Info.Rows)
+    return Fail("its FAISS index (dimension " + Twine(Impl->Index->d) + ", " +
+                Twine(Impl->Index->ntotal) +
+                " vectors) does not match its header");
+  uint64_t Bytes = Payload.size();
+  return ApproxIndex(std::move(Info), std::move(Impl), Bytes);
+}
+
+Error ApproxIndex::checkMatrix(MatrixRef Base, StringRef IndexName,
+                               StringRef StoreName, unsigned Threads) const {
+  auto Fail = [&](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(),
+                             IndexName + ": " + Msg +
+                                 "; build it again with irtk-similarity index");
+  };
+  if (Base.Dim != Info.Dimension)
+    return Fail("an index of dimension " + Twine(Info.Dimension) + ", not " +
+                Twine(Base.Dim) + " as '" + StoreName + "'");
+  if (Base.Rows != Info.Rows)
+    return Fail("an index of a store of " + Twine(Info.Rows) + " rows; '" +
+                StoreName + "' has " + Twine(Base.Rows));
+  std::string Sum = matrixChecksum(Base, Threads);
+  if (Sum != Info.StoreChecksum)
+    return Fail("built from other vectors than those of '" + StoreName +
+                "' (store checksum " + Info.StoreChecksum + ", now " + Sum +
+                "): the store changed, or it is another store's index");
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Searching
+//===----------------------------------------------------------------------===//
+
+std::vector<std::vector<Neighbor>>
+ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
+                    const ApproxSearchOptions &Opts,
+                    ArrayRef<int64_t> Exclude) const {
+  std::lock_guard<std::mutex> Lock(I->Searching);
+  setThreads(Opts.Threads);
+  std::vector<std::vector<Neighbor>> Out(Queries.Rows);
+  if (!Info.Indexed || !Opts.K)
+    return Out;
+  unsigned Rerank =
+      Opts.Rerank ? Opts.Rerank : (Info.Kind == ApproxKind::IVFPQ ? 4 : 1);
+  uint64_t Want = std::min<uint64_t>(
+      Info.Indexed, (uint64_t(Opts.K) + (Exclude.empty() ? 0 : 1)) * Rerank);
+  if (I->IVF)
+    I->IVF->nprobe =
+        std::min<size_t>(Opts.NProbe ? Opts.NProbe : 8, I->IVF->nlist);
+  if (I->HNSW)
+    I->HNSW->hnsw.efSearch = static_cast<int>(
+        std::max<uint64_t>(Opts.EfSearch ? Opts.EfSearch : 64, Want));
+  const uint64_t Batch = 1024;
+  std::vector<float> Q, Dist;
+  std::vector<faiss::Index::idx_t> Labels;
+  for (uint64_t First = 0; First < Queries.Rows; First += Batch) {
+    uint64_t N = std::min<uint64_t>(Batch, Queries.Rows - First);
+    Q.resize(N * Queries.Dim);
+    for (uint64_t K = 0; K < N; ++K) {
+      // A query that is not finite matches nothing (below); FAISS gets zeros.
+      if (finiteRow(Queries.row(First + K)))
+        prepareRow(Queries.row(First + K), Info.Metric, &Q[K * Queries.Dim]);
+      else
+        std::fill_n(&Q[K * Queries.Dim], Queries.Dim, 0.0f);
+    }
+    Dist.resize(N * Want);
+    Labels.assign(N * Want, -1);
+    // Parameters and sizes were checked; FAISS throws only on bugs.
+    I->Index->search(static_cast<faiss::Index::idx_t>(N), Q.data(),
+                     static_cast<faiss::Index::idx_t>(Want), Dist.data(),
+                     Labels.data());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t K = 0; K < static_cast<int64_t>(N); ++K) {
+      uint64_t Query = First + K;
+      ArrayRef<float> QRow = Queries.row(Query);
+      std::vector<Neighbor> &Best = Out[Query];
+      if (!finiteRow(QRow))
+        continue;
+      int64_t Skip = Exclude.empty() ? -1 : Exclude[Query];
+      for (uint64_t C = 0; C < Want; ++C) {
+        int64_t Row = Labels[K * Want + C];
+        if (Row < 0 || Row == Skip)
+          continue;
+        double S = score(QRow, Base.row(Row), Info.Metric);
+        if (std::isnan(S))
+          continue;
+        Best.push_back({static_cast<uint64_t>(Row), S});
+      }
+      std::sort(Best.begin(), Best.end(),
+                [&](const Neighbor &A, const Neighbor &B) {
+                  if (A.Score != B.Score)
+                    return isBetter(A.Score, B.Score, Info.Metric);
+                  return A.Row < B.Row;
+                });
+      Best.erase(std::unique(Best.begin(), Best.end(),
+                             [](const Neighbor &A, const Neighbor &B) {
+                               return A.Row == B.Row;
+                             }),
+                 Best.end());
+      if (Best.size() > Opts.K)
+        Best.resize(Opts.K);
+    }
+  }
+  return Out;
+}
+
+} // namespace irtk::store

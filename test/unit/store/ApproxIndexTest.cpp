@@ -1,0 +1,231 @@
+//===- ApproxIndexTest.cpp - Approximate indexes against the exact search -===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/store/ApproxIndex.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace llvm;
+using namespace irtk::store;
+
+namespace {
+
+/// Rows around a few centres (so that an inverted file has structure), in
+/// \p Dim dimensions.
+std::vector<float> clusteredRows(uint64_t Rows, unsigned Dim, unsigned Seed) {
+  std::mt19937 Rng(Seed);
+  std::normal_distribution<float> N(0, 1);
+  std::vector<float> Centres(16 * Dim);
+  for (float &C : Centres)
+    C = 4 * N(Rng);
+  std::vector<float> V(Rows * Dim);
+  for (uint64_t R = 0; R < Rows; ++R)
+    for (unsigned E = 0; E < Dim; ++E)
+      V[R * Dim + E] = Centres[(R % 16) * Dim + E] + N(Rng);
+  return V;
+}
+
+struct TempPath {
+  SmallString<128> Path;
+  TempPath() {
+    int FD;
+    cantFail(errorCodeToError(
+        sys::fs::createTemporaryFile("approx", "index", FD, Path)));
+    sys::fs::closeFile(FD);
+  }
+  ~TempPath() { sys::fs::remove(Path); }
+};
+
+std::vector<std::vector<Neighbor>> exact(MatrixRef Base, MetricKind M,
+                                         unsigned K) {
+  SearchOptions SO;
+  SO.Metric = M;
+  SO.K = K;
+  return topK(Base, Base, SO);
+}
+
+TEST(ApproxIndexTest, EveryListVisitedIsTheExactSearch) {
+  for (MetricKind M : {MetricKind::Cosine, MetricKind::Euclidean}) {
+    std::vector<float> V = clusteredRows(2000, 12, 1);
+    MatrixRef Base{V.data(), 2000, 12};
+    ApproxBuildOptions BO;
+    BO.Metric = M;
+    BO.Lists = 8;
+    Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+    ASSERT_TRUE(!!I) << toString(I.takeError());
+    ApproxSearchOptions SO;
+    SO.K = 5;
+    SO.NProbe = 8;
+    // Far more candidates than ties: the exact answer, ties by row.
+    SO.Rerank = 40;
+    auto Got = I->search(Base, Base, SO);
+    auto Want = exact(Base, M, 5);
+    for (size_t Q = 0; Q < Want.size(); ++Q) {
+      ASSERT_EQ(Got[Q].size(), Want[Q].size());
+      for (size_t R = 0; R < Want[Q].size(); ++R) {
+        EXPECT_EQ(Got[Q][R].Row, Want[Q][R].Row) << "query " << Q;
+        EXPECT_EQ(Got[Q][R].Score, Want[Q][R].Score) << "query " << Q;
+      }
+    }
+  }
+}
+
+/// The share of the approximate results that score at least as well as the
+/// exact K-th result (recall that counts ties as found).
+double recall(const std::vector<std::vector<Neighbor>> &Got,
+              const std::vector<std::vector<Neighbor>> &Want, MetricKind M) {
+  size_t Found = 0, All = 0;
+  for (size_t Q = 0; Q < Want.size(); ++Q) {
+    All += Want[Q].size();
+    for (const Neighbor &N : Got[Q])
+      Found += !isBetter(Want[Q].back().Score, N.Score, M);
+  }
+  return static_cast<double>(Found) / All;
+}
+
+TEST(ApproxIndexTest, EachKindFindsMostNeighbours) {
+  std::vector<float> V = clusteredRows(4000, 12, 2);
+  MatrixRef Base{V.data(), 4000, 12};
+  auto Want = exact(Base, MetricKind::Cosine, 10);
+  for (ApproxKind Kind :
+       {ApproxKind::IVFFlat, ApproxKind::IVFPQ, ApproxKind::HNSW}) {
+    ApproxBuildOptions BO;
+    BO.Kind = Kind;
+    BO.Lists = 16;
+    BO.PQBytes = 6; // 2 dimensions a byte
+    Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+    ASSERT_TRUE(!!I) << toString(I.takeError());
+    ApproxSearchOptions SO;
+    SO.K = 10;
+    SO.NProbe = 4;
+    SO.Rerank = 4;
+    double R = recall(I->search(Base, Base, SO), Want, MetricKind::Cosine);
+    EXPECT_GT(R, 0.8) << approxKindName(Kind).str();
+  }
+}
+
+TEST(ApproxIndexTest, ALoadedIndexAnswersAsTheBuiltOne) {
+  std::vector<float> V = clusteredRows(3000, 10, 3);
+  MatrixRef Base{V.data(), 3000, 10};
+  ApproxBuildOptions BO;
+  BO.Kind = ApproxKind::IVFPQ;
+  BO.Metric = MetricKind::Euclidean;
+  Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+  ASSERT_TRUE(!!I) << toString(I.takeError());
+  EXPECT_EQ(I->info().PQBytes, 2u); // the largest divisor of 10 up to 10/3
+  TempPath T;
+  ASSERT_FALSE(!!I->write(T.Path));
+  Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
+  ASSERT_TRUE(!!L) << toString(L.takeError());
+  EXPECT_EQ(L->info().StoreChecksum, I->info().StoreChecksum);
+  EXPECT_EQ(L->info().Lists, I->info().Lists);
+  EXPECT_FALSE(!!L->checkMatrix(Base, "i", "s"));
+  ApproxSearchOptions SO;
+  auto A = I->search(Base, Base, SO), B = L->search(Base, Base, SO);
+  for (size_t Q = 0; Q < A.size(); ++Q) {
+    ASSERT_EQ(A[Q].size(), B[Q].size());
+    for (size_t R = 0; R < A[Q].size(); ++R)
+      EXPECT_EQ(A[Q][R].Row, B[Q][R].Row);
+  }
+}
+
+TEST(ApproxIndexTest, RowsThatAreNotFiniteAreNotIndexed) {
+  std::vector<float> V = clusteredRows(500, 8, 4);
+  V[3 * 8 + 2] = NAN;
+  V[7 * 8] = INFINITY;
+  MatrixRef Base{V.data(), 500, 8};
+  Expected<ApproxIndex> I = ApproxIndex::build(Base, {});
+  ASSERT_TRUE(!!I) << toString(I.takeError());
+  EXPECT_EQ(I->info().Indexed, 498u);
+  ApproxSearchOptions SO;
+  SO.K = 500;
+  SO.NProbe = 64;
+  auto Got = I->search(Base, Base, SO);
+  EXPECT_TRUE(Got[3].empty()); // a query that is not finite matches nothing
+  for (const Neighbor &N : Got[0])
+    EXPECT_TRUE(N.Row != 3 && N.Row != 7);
+}
+
+TEST(ApproxIndexTest, AnotherMatrixIsRefused) {
+  std::vector<float> V = clusteredRows(300, 8, 5);
+  MatrixRef Base{V.data(), 300, 8};
+  Expected<ApproxIndex> I = ApproxIndex::build(Base, {});
+  ASSERT_TRUE(!!I) << toString(I.takeError());
+  V[100] += 1;
+  std::string Msg = toString(I->checkMatrix(Base, "i.index", "st"));
+  EXPECT_NE(Msg.find("i.index: built from other vectors than those of 'st'"),
+            std::string::npos)
+      << Msg;
+  EXPECT_NE(toString(I->checkMatrix({V.data(), 299, 8}, "i.index", "st"))
+                .find("a store of 300 rows; 'st' has 299"),
+            std::string::npos);
+}
+
+TEST(ApproxIndexTest, ACorruptOrTruncatedFileIsAnError) {
+  std::vector<float> V = clusteredRows(300, 8, 6);
+  Expected<ApproxIndex> I = ApproxIndex::build({V.data(), 300, 8}, {});
+  ASSERT_TRUE(!!I) << toString(I.takeError());
+  TempPath T;
+  ASSERT_FALSE(!!I->write(T.Path));
+  std::string Bytes =
+      (*MemoryBuffer::getFile(T.Path, /*IsText=*/false))->getBuffer().str();
+  auto LoadError = [&](StringRef Content) {
+    {
+      std::error_code EC;
+      raw_fd_ostream OS(T.Path, EC);
+      OS << Content;
+    }
+    Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
+    return L ? std::string() : toString(L.takeError());
+  };
+  std::string Flipped = Bytes;
+  Flipped[Bytes.size() / 2] ^= 1;
+  EXPECT_NE(LoadError(Flipped).find("truncated or corrupt"), std::string::npos);
+  EXPECT_NE(LoadError(StringRef(Bytes).drop_back(100)).find("truncated"),
+            std::string::npos);
+  EXPECT_NE(LoadError("{\"format\": \"irtk-mlp\"}\n")
+                .find("not an irtk approximate index"),
+            std::string::npos);
+  std::string Future = Bytes;
+  Future.replace(Future.find("\"version\":1"), 11, "\"version\":9");
+  EXPECT_NE(LoadError(Future).find("format version 9"), std::string::npos);
+  EXPECT_EQ(LoadError(Bytes), "");
+}
+
+TEST(ApproxIndexTest, OptionsThatDoNotFitAreErrors) {
+  std::vector<float> V = clusteredRows(300, 10, 7);
+  MatrixRef Base{V.data(), 300, 10};
+  ApproxBuildOptions BO;
+  BO.Kind = ApproxKind::IVFPQ;
+  BO.PQBytes = 3;
+  Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+  ASSERT_FALSE(!!I);
+  EXPECT_EQ(toString(I.takeError()),
+            "--pq-bytes 3 does not divide the dimension 10");
+  BO.PQBytes = 0;
+  I = ApproxIndex::build({V.data(), 200, 10}, BO);
+  ASSERT_FALSE(!!I);
+  EXPECT_NE(toString(I.takeError()).find("at least 256 training rows"),
+            std::string::npos);
+  BO.Kind = ApproxKind::IVFFlat;
+  BO.Lists = 400;
+  I = ApproxIndex::build(Base, BO);
+  ASSERT_FALSE(!!I);
+  EXPECT_EQ(toString(I.takeError()),
+            "cannot make 400 lists from 300 training rows (the store has 300 "
+            "indexable rows)");
+}
+
+} // namespace
