@@ -11,7 +11,7 @@
 #            [--steps LIST] [--budget N] [--train-sample K] [--jobs N]
 #            [--bcmax-rounds N] [--es-steps N] [--es-perturbations N]
 #            [--workers N | --scheduler tcp://HOST:PORT]
-#            [--plugin SO] [--train IRTK-TRAIN]
+#            [--plugin SO] [--train IRTK-TRAIN] [--fit-options "OPTS"]
 #
 # The measurements of docs/InlineTraining.md ("Linked size, headroom and
 # learning from the objective"), step by step, on the inline-train,
@@ -57,6 +57,11 @@
 #                     evolution strategies' steps (default 10) and
 #                     perturbations a step (default 100, MLGO's); a rerun
 #                     with more steps goes on from the last one
+#   --fit-options "OPTS"
+#                     irtk-train fit options for every BC-Max model, the
+#                     ablation's too (e.g. "--support --ensemble 5"; split
+#                     at spaces), before a variant's own (the ablation's
+#                     --l2)
 #   --jobs N          parallel compiles (default: the number of cores)
 #   --plugin SO, --train IRTK-TRAIN
 #                     the plugin and irtk-train to run (default: this
@@ -79,9 +84,9 @@ CORPUS='' WORK='' BUDGET=40 TRAIN_SAMPLE=4 JOBS=$(nproc) BCMAX_ROUNDS=3
 ES_STEPS=10 ES_PERTURBATIONS=100
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so TRAIN_BIN=$ROOT/build/bin/irtk-train
 STEPS=baselines,search-heldout,search-valid,whole-heldout,search-train,bcmax,ablation
-ENGINE=()
+ENGINE=() FIT_OPTIONS=()
 while (($#)); do
-  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train --bcmax-rounds --es-steps --es-perturbations" "$@"
+  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train --bcmax-rounds --es-steps --es-perturbations --fit-options" "$@"
   shift "$NSHIFT"
   case $OPT in
   --corpus) CORPUS=$VAL ;;
@@ -96,6 +101,7 @@ while (($#)); do
   --bcmax-rounds) BCMAX_ROUNDS=$VAL ;;
   --es-steps) ES_STEPS=$VAL ;;
   --es-perturbations) ES_PERTURBATIONS=$VAL ;;
+  --fit-options) read -ra FIT_OPTIONS <<<"$VAL" ;;
   -h | --help) usage; exit 0 ;;
   *) usage_error "unknown option '$OPT'" ;;
   esac
@@ -135,7 +141,8 @@ result() { # step: stdin to W/results/<step>.md
   log "wrote $F"
 }
 heldout_judge() { # name model [collect options]: the model once on held-out code
-  collect --corpus "$HELDOUT" --out "$WORK/heldout" --runs "$1=$2" "${@:3}"
+  # -Oz too (collected once), when the baselines step has not run.
+  collect --corpus "$HELDOUT" --out "$WORK/heldout" --runs "Oz,$1=$2" "${@:3}"
   summarize --data "$WORK/heldout" --baselines Oz --runs "$1"
 }
 
@@ -181,13 +188,22 @@ step_search_train() {
 }
 
 bcmax() { # name [bcmax-train options] [-- fit options]
-  local N=$1
+  local N=$1 OPTS=() FIT=("${FIT_OPTIONS[@]}")
   shift
+  while (($#)); do
+    if [[ $1 == -- ]]; then
+      FIT+=("${@:2}")
+      break
+    fi
+    OPTS+=("$1")
+    shift
+  done
+  ((${#FIT[@]})) && OPTS+=(-- "${FIT[@]}")
   $PY "$RECIPE_DIR/bcmax-train.py" --train-corpus "$TRAIN" --valid-corpus "$VALID" \
     --out "$WORK/bcmax-$N" --sample "$TRAIN_SAMPLE" --jobs "$JOBS" "${ENGINE[@]}" \
     --plugin "$PLUGIN" --train "$TRAIN_BIN" --rounds "$BCMAX_ROUNDS" \
     --baselines "Oz,searched:$WORK/search-train/decisions" \
-    --shared "$WORK/search-train/shared" "$@" >/dev/null
+    --shared "$WORK/search-train/shared" "${OPTS[@]}" >/dev/null
 }
 
 step_bcmax() {
