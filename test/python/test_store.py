@@ -168,5 +168,40 @@ class StoreTest(unittest.TestCase):
             ir2vec.loadStore(store)
 
 
+    def test_approximate_index(self):
+        """Store.index writes an index beside the store; its results are the
+        exact search's when every list is visited; a store written again
+        refuses it; a truncated file is an error."""
+        store = os.path.join(self.tmp, "store")
+        llvm_ir2vec("embeddings", "--format=npy", "--level=inst", "-o", store,
+                    LOWER_LL, CFG_LL)
+        s = ir2vec.loadStore(store)
+        i = s.index("ivf-flat", "euclidean", lists=1)
+        self.assertEqual(i.path, os.path.join(store,
+                                              "approx-ivf-flat-euclidean.index"))
+        self.assertEqual(i.info["indexed"], len(s))
+        exact = ir2vec._ir2vec.topK(s.vectors[:5], s._matrix(), 3, "euclidean")
+        got = s.loadIndex(i.path).topk(s.vectors[:5], k=3, rerank=len(s))
+        self.assertEqual(got, exact)
+        self.assertEqual(i.topk(s.vectors[0], k=1)[0][0][1], 0.0)
+        with self.assertRaisesRegex(ir2vec.StoreError, "--pq-bytes 7 does not "
+                                    "divide the dimension 75"):
+            s.index("ivf-pq", pqBytes=7)
+        with open(i.path, "rb") as f:
+            data = f.read()
+        cut = os.path.join(self.tmp, "cut.index")
+        with open(cut, "wb") as f:
+            f.write(data[:len(data) // 2])
+        with self.assertRaisesRegex(ir2vec.StoreError, "^" + re.escape(cut) +
+                                    ": truncated or corrupt"):
+            s.loadIndex(cut)
+        saved = os.path.join(self.tmp, "saved.index")
+        shutil.copy(i.path, saved)
+        llvm_ir2vec("embeddings", "--format=npy", "--level=inst",
+                    "--ir2vec-arg-weight=2", "-o", store, LOWER_LL, CFG_LL)
+        with self.assertRaisesRegex(ir2vec.StoreError,
+                                    "built from other vectors"):
+            ir2vec.loadStore(store).loadIndex(saved)
+
 if __name__ == "__main__":
     unittest.main()

@@ -22,6 +22,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "ApproxIndexModule.h"
+
 #include "irtk/batch/Mode.h"
 #include "irtk/batch/Run.h"
 #include "irtk/ir2vec/Embedder.h"
@@ -1132,6 +1134,7 @@ static void defineQueries(py::class_<ToolT> &C, const QueryDocs &D) {
 }
 
 PYBIND11_MODULE(_ir2vec, M) {
+  irtk::python::bindApproxIndex(M);
   M.doc() = "IR2Vec embeddings of LLVM IR (irtk); see the ir2vec package.";
   M.attr("__version__") = IRTK_VERSION;
 

@@ -91,13 +91,14 @@ except ImportError as _e:
     ) from None
 
 from . import vocab
-from .store import Store, StoreError, loadStore
+from .store import Index, Store, StoreError, loadStore
 
 __all__ = [
     "EmbedFilesIterator",
     "FlowAware",
     "IR2VecKind",
     "IR2VecTool",
+    "Index",
     "InvalidModeError",
     "MIR2VecTool",
     "MIRVocab",

@@ -15,6 +15,9 @@ machine IR stores (kind ``mir2vec-symbolic``, from ``--mode=mir``)::
     s.vectors                             # numpy float32 array (count, dim)
     rows = s.rows(function="quicksort")   # row numbers
     s.records[rows[0]]["module"]
+    i = s.index("ivf-flat")               # an approximate index, written
+    i.topk(s.vectors[rows[0]], k=10)      # [(row, score), ...]
+    s.loadIndex(i.path)                   # refused if the store changed
 
 The layout is described in docs/CommandGuide/llvm-ir2vec.md (STORES); sharded
 stores (ir2vec.distributed) in docs/Distributed.md.
@@ -198,6 +201,86 @@ class Store:
     def __repr__(self):
         return (f"<ir2vec.Store {self.path!r}: {len(self)} {self.level} rows, "
                 f"{self.kind}, dimension {self.dimension}>")
+
+    def index(self, kind="ivf-flat", metric="cosine", path=None, *, lists=0,
+              pqBytes=0, hnswLinks=32, trainRows=0, seed=1, threads=0):
+        """Builds an approximate index of the vectors (irtk-similarity
+        index: ``ivf-flat``, ``ivf-pq`` or ``hnsw``), writes it to ``path``
+        (default: ``approx-<kind>-<metric>.index`` in the store's directory)
+        and returns it as an Index. Raises StoreError when the options do
+        not fit the store."""
+        from . import _ir2vec
+        if path is None:
+            path = os.path.join(self.path, f"approx-{kind}-{metric}.index")
+        try:
+            native = _ir2vec.ApproxIndex.build(
+                self._matrix(), kind=kind, metric=metric, lists=lists,
+                pqBytes=pqBytes, hnswLinks=hnswLinks, trainRows=trainRows,
+                seed=seed, threads=threads)
+            native.write(os.fspath(path))
+        except ValueError as e:
+            raise StoreError(f"{self.path}: {e}") from None
+        return Index(self, native, os.fspath(path))
+
+    def loadIndex(self, path):
+        """Reads the index file ``path`` and checks that it was built from
+        this store's vectors (a StoreError names the file and the reason
+        when not, or when the file is truncated or corrupt)."""
+        from . import _ir2vec
+        path = os.fspath(path)
+        try:
+            native = _ir2vec.ApproxIndex.load(path)
+            native.check(self._matrix(), path, self.path)
+        except ValueError as e:
+            raise StoreError(str(e)) from None
+        return Index(self, native, path)
+
+    def _matrix(self):
+        return numpy.ascontiguousarray(self.vectors, dtype=numpy.float32)
+
+
+class Index:
+    """An approximate index of a store (Store.index, Store.loadIndex). Its
+    candidates are scored exactly from the store's vectors: scores are
+    exact, only the recall is approximate (docs/CommandGuide/
+    irtk-similarity.md, "Approximate search")."""
+
+    def __init__(self, store, native, path):
+        self.store = store
+        self.path = path
+        self._native = native
+
+    @property
+    def info(self):
+        """The index file's header: kind, metric, dimension, rows, indexed,
+        store_checksum, lists, pq_bytes, hnsw_links, faiss."""
+        return self._native.info
+
+    @property
+    def bytes(self):
+        return self._native.bytes
+
+    def topk(self, queries, k=10, *, nprobe=0, ef=0, rerank=0, exclude=None,
+             threads=0):
+        """For each row of ``queries`` (a vector or a 2-d array), the ``k``
+        best rows of the store among the index's candidates, as a list of
+        (row, score), best first. ``nprobe`` (ivf-*), ``ef`` (hnsw) and
+        ``rerank`` are irtk-similarity topk's; ``exclude`` gives per query a
+        row to leave out (-1: none)."""
+        q = numpy.ascontiguousarray(queries, dtype=numpy.float32)
+        if q.ndim == 1:
+            q = q.reshape(1, -1)
+        try:
+            return self._native.search(
+                q, self.store._matrix(), k=k, nprobe=nprobe, ef=ef,
+                rerank=rerank, exclude=list(exclude or []), threads=threads)
+        except ValueError as e:
+            raise StoreError(f"{self.path}: {e}") from None
+
+    def __repr__(self):
+        i = self.info
+        return (f"<ir2vec.Index {self.path!r}: {i['kind']}, {i['metric']}, "
+                f"{i['indexed']} rows>")
 
 
 def loadStore(path):
