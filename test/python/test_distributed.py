@@ -155,6 +155,40 @@ class DistributedTest(unittest.TestCase):
             doc, want = json.loads(c.stdout), json.loads(a.stdout)
             self.assertEqual(doc, want)
 
+    def test_shard_indexes(self):
+        """An index per shard, built on the cluster; with one list each,
+        topk --index is the exact search; a shard written again refuses
+        its old index."""
+        out = os.path.join(self.tmp, "indexed")
+        self.embed(out, check=1)
+        p = run(*distributed("index", "--store", out, "--lists", "1",
+                             "--metric", "euclidean", "--scheduler",
+                             self.address), check=0)
+        built = json.loads(p.stdout)["indexes"]
+        s = ir2vec.loadStore(out)
+        self.assertEqual(len(built), sum(1 for sh in s.shards if sh[2]))
+        self.assertEqual(sum(b["indexed"] for b in built), len(s))
+        cmd = ["topk", "--row", "7", "-k", "4", "--metric", "euclidean",
+               "--store", out, "--scheduler", self.address]
+        exact = json.loads(run(*distributed(*cmd), check=0).stdout)
+        approx = json.loads(run(*distributed(*cmd, "--index", "ivf-flat",
+                                             "--rerank", "1000"),
+                                check=0).stdout)
+        self.assertEqual(approx, exact)
+        # A rerun keeps the valid indexes.
+        p = run(*distributed("index", "--store", out, "--lists", "1",
+                             "--metric", "euclidean", "--scheduler",
+                             self.address), check=0)
+        self.assertTrue(all(b["skipped"] for b in json.loads(p.stdout)[
+            "indexes"]))
+        # Another shard's index in a shard's place is refused.
+        a, b = [sh[0] for sh in s.shards if sh[2]][:2]
+        shutil.copy(os.path.join(a, "approx-ivf-flat-euclidean.index"),
+                    os.path.join(b, "approx-ivf-flat-euclidean.index"))
+        p = run(*distributed(*cmd, "--index", "ivf-flat"), check=1)
+        self.assertRegex(p.stderr, "error: .*approx-ivf-flat-euclidean.index: "
+                                   "an index of a store of|built from other")
+
     def test_corrupt_module_alone(self):
         # One input per task: the corrupt module's shard has no rows and
         # is still a shard; the store is the CLI's.

@@ -10,6 +10,8 @@ One command line for a laptop and a cluster::
     python3 -m ir2vec.distributed merge out merged
     python3 -m ir2vec.distributed topk --store out --function inflate -k 10
     python3 -m ir2vec.distributed pairs --store out --threshold 0.99
+    python3 -m ir2vec.distributed index --store out --kind ivf-flat
+    python3 -m ir2vec.distributed topk --store out --function inflate --index ivf-flat
     python3 -m ir2vec.distributed collect -o logs --command 'clang-22 ... {input} ... {out}' corpus/
 
 ``embed`` splits the inputs into tasks of consecutive inputs of about
@@ -518,6 +520,53 @@ def topkTask(path, first, queries, exclude, k, metric):
     return [[(first + row, score) for row, score in q] for q in res]
 
 
+def _index_path(shard, kind, metric):
+    return os.path.join(shard, f"approx-{kind}-{metric}.index")
+
+
+def indexTask(path, kind, metric, options):
+    """Builds the approximate index of one shard into the shard's directory
+    (kept when a valid index of the shard is there already). Returns its
+    info, or {"error": message}."""
+    import numpy
+    out = _index_path(path, kind, metric)
+    base = numpy.ascontiguousarray(_shard_vectors(path))
+    try:
+        if os.path.exists(out):
+            try:
+                index = _ir2vec.ApproxIndex.load(out)
+                index.check(base, out, path)
+                return dict(index.info, path=out, bytes=index.bytes,
+                            skipped=True)
+            except ValueError:
+                pass  # built again below
+        index = _ir2vec.ApproxIndex.build(base, kind=kind, metric=metric,
+                                          threads=1, **options)
+        index.write(out)
+    except ValueError as e:
+        return {"error": f"{path}: {e}"}
+    return dict(index.info, path=out, bytes=index.bytes, skipped=False)
+
+
+def topkIndexTask(path, first, queries, exclude, k, metric, kind, search):
+    """Map step of top-k with the shards' approximate indexes: the best k
+    of one shard's candidates per query, rows global; or {"error": ...}."""
+    import numpy
+    base = numpy.ascontiguousarray(_shard_vectors(path))
+    n = len(base)
+    local_exclude = [e - first if first <= e < first + n else -1
+                     for e in exclude]
+    out = _index_path(path, kind, metric)
+    try:
+        index = _ir2vec.ApproxIndex.load(out)
+        index.check(base, out, path)
+        res = index.search(queries, base, k=k, exclude=local_exclude,
+                           threads=1, **search)
+    except ValueError as e:
+        return {"error": str(e)}
+    return [[(first + row, score) for row, score in q] for q in res]
+
+
 def pairsTask(path_a, first_a, path_b, first_b, same, threshold, metric):
     """Map step of pairs: the pairs of two shards (or of one with itself),
     rows global."""
@@ -571,10 +620,21 @@ def _topk(args):
         queries = numpy.stack([v for _, v, _ in found]).astype(numpy.float32)
         exclude = [g for g, _, _ in found]
         qf = client.scatter(queries, broadcast=True)
-        futs = [client.submit(topkTask, p, first, qf, exclude, args.k,
-                              args.metric, pure=False)
-                for p, first, _ in shards]
+        if args.index:
+            search = {"nprobe": args.nprobe, "ef": args.ef,
+                      "rerank": args.rerank}
+            futs = [client.submit(topkIndexTask, p, first, qf, exclude,
+                                  args.k, args.metric, args.index, search,
+                                  pure=False)
+                    for p, first, count in shards if count]
+        else:
+            futs = [client.submit(topkTask, p, first, qf, exclude, args.k,
+                                  args.metric, pure=False)
+                    for p, first, _ in shards]
         per_shard = [f.result() for f in futs]
+        for part in per_shard:
+            if isinstance(part, dict):
+                raise RunError(part["error"])
     finally:
         _close(client, cluster)
     key = _better_key(args.metric)
@@ -592,6 +652,32 @@ def _topk(args):
         results.append({"query": q, "neighbors": neighbors})
     _write_result({"command": "topk", "metric": args.metric, "k": args.k,
                    "store": args.store, "results": results}, args.output)
+    return 0
+
+
+def _index(args):
+    s, shards = _shard_list(args.store)
+    options = {"lists": args.lists, "pqBytes": args.pq_bytes,
+               "hnswLinks": args.hnsw_links, "trainRows": args.train_rows,
+               "seed": args.seed}
+    client, cluster = _client(args)
+    try:
+        # The largest shards first.
+        # The largest shards first; a shard without rows has no index.
+        order = sorted((sh for sh in shards if sh[2]), key=lambda sh: -sh[2])
+        futs = [client.submit(indexTask, p, args.kind, args.metric, options,
+                              pure=False) for p, _, _ in order]
+        built = [f.result() for f in futs]
+    finally:
+        _close(client, cluster)
+    errors = [b["error"] for b in built if "error" in b]
+    if errors:
+        raise RunError(errors[0] + (f" (and {len(errors) - 1} more shards)"
+                                    if len(errors) > 1 else ""))
+    built.sort(key=lambda b: b["path"])
+    _write_result({"command": "index", "store": args.store,
+                   "kind": args.kind, "metric": args.metric,
+                   "indexes": built}, args.output)
     return 0
 
 
@@ -816,7 +902,25 @@ def _parser():
     q.add_argument("--function")
     q.add_argument("--row", type=int)
     t.add_argument("-k", type=_positive, default=10)
+    t.add_argument("--index", choices=["ivf-flat", "ivf-pq", "hnsw"],
+                   help="search each shard's approximate index of this kind "
+                        "(built by the index command)")
+    t.add_argument("--nprobe", type=_positive, default=0)
+    t.add_argument("--ef", type=_positive, default=0)
+    t.add_argument("--rerank", type=_positive, default=0)
     _search_options(t)
+
+    x = sub.add_parser("index", help="an approximate index per shard, built "
+                                     "in parallel")
+    x.add_argument("--store", required=True)
+    x.add_argument("--kind", default="ivf-flat",
+                   choices=["ivf-flat", "ivf-pq", "hnsw"])
+    x.add_argument("--lists", type=_positive, default=0)
+    x.add_argument("--pq-bytes", type=_positive, default=0)
+    x.add_argument("--hnsw-links", type=_positive, default=32)
+    x.add_argument("--train-rows", type=_positive, default=0)
+    x.add_argument("--seed", type=int, default=1)
+    _search_options(x)
 
     r = sub.add_parser("pairs", help="pairs within a threshold, per shard "
                                      "pair + reduce")
@@ -844,7 +948,7 @@ def _parser():
 def main(argv=None):
     args = _parser().parse_args(argv)
     run = {"embed": _embed, "merge": _merge, "topk": _topk, "pairs": _pairs,
-           "collect": _collect}[args.subcommand]
+           "index": _index, "collect": _collect}[args.subcommand]
     try:
         return run(args)
     except RunError as e:
