@@ -237,7 +237,7 @@ int main(int Argc, char **Argv) {
   std::vector<unsigned> Settings =
       parseList(Opt.count(IsHNSW ? "--ef" : "--nprobe")
                     ? Opt[IsHNSW ? "--ef" : "--nprobe"]
-                    : (IsHNSW ? "16,32,64,128" : "1,4,16,64"));
+                    : (IsHNSW ? "16,32,64,128" : "1,4,8,12,16,32,64"));
   if (Settings.empty())
     return fail("bad --nprobe / --ef list");
   const ApproxIndexInfo &Info = Index->info();

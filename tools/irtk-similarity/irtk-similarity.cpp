@@ -804,7 +804,8 @@ static Error run(const Options &O) {
   std::vector<std::string> Inputs = O.IRFiles;
   if (!O.Vocab.empty())
     Inputs.push_back(O.Vocab);
-  if (!O.IndexPath.empty())
+  // topk reads the index; index writes it (checked below).
+  if (!O.IndexPath.empty() && O.Command != CommandKind::Index)
     Inputs.push_back(O.IndexPath);
   for (const std::string *Dir : {&O.Store, &O.Against})
     if (!Dir->empty())
@@ -821,8 +822,6 @@ static Error run(const Options &O) {
   std::string Rendered;
   raw_string_ostream OS(Rendered);
   if (O.Command == CommandKind::Index) {
-    // The index file is the output (checked against the store's files).
-    Inputs.pop_back();
     if (Error E = irtk::support::checkNotAnInput(O.IndexPath, Inputs))
       return E;
   }
