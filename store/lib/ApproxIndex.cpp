@@ -272,8 +272,10 @@ ApproxIndex::build(MatrixRef Base, const ApproxBuildOptions &Opts, Progress P) {
   if (IsIVF) {
     uint64_t Lists = Opts.Lists;
     if (!Lists) {
-      Lists = powerOf2Below(
-          static_cast<uint64_t>(std::sqrt(static_cast<double>(Finite.size()))));
+      // FAISS's guidance is 4 to 16 times the square root; the lower end
+      // keeps the clustering's cost (rows x lists) modest.
+      Lists = powerOf2Below(static_cast<uint64_t>(
+          4 * std::sqrt(static_cast<double>(Finite.size()))));
       Lists =
           std::min<uint64_t>(Lists, std::max<uint64_t>(1, Finite.size() / 39));
     }

@@ -627,7 +627,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("ef", Text(), "topk --index: candidate list of the graph search (hnsw; default 64)")
     ("rerank", Text(), "topk --index: candidates scored exactly per result (default 1; ivf-pq 4)")
     ("kind", Text(), "index: ivf-flat (default), ivf-pq or hnsw")
-    ("lists", Text(), "index: inverted lists (ivf-*; default about the square root of the rows)")
+    ("lists", Text(), "index: inverted lists (ivf-*; default about 4 times the square root of the rows)")
     ("pq-bytes", Text(), "index: bytes per code (ivf-pq; a divisor of the dimension)")
     ("hnsw-links", Text(), "index: links per node (hnsw; default 32)")
     ("train-rows", Text(), "index: rows the clustering learns from (ivf-*; default 64 per list)")

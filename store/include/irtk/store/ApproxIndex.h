@@ -51,8 +51,8 @@ llvm::StringRef approxKindName(ApproxKind K);
 struct ApproxBuildOptions {
   ApproxKind Kind = ApproxKind::IVFFlat;
   MetricKind Metric = MetricKind::Cosine;
-  /// IVF: inverted lists; 0 chooses about the square root of the rows (a
-  /// power of 2), at most one per 39 training rows.
+  /// IVF: inverted lists; 0 chooses about 4 times the square root of the
+  /// rows (the power of 2 at most that), at most one per 39 rows.
   unsigned Lists = 0;
   /// IVF-PQ: bytes per code (sub-quantisers of 8 bits); must divide the
   /// dimension. 0 chooses the largest divisor of the dimension up to a
