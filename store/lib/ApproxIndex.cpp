@@ -60,6 +60,13 @@ static std::string hex16(uint64_t H) {
   return S;
 }
 
+/// One hash of a sequence of hashes.
+static uint64_t combineHashes(ArrayRef<uint64_t> H) {
+  return xxh3_64bits(
+      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(H.data()),
+                        H.size() * sizeof(uint64_t)));
+}
+
 /// The hashes of \p Data's blocks of HashBlock bytes, hashed together with
 /// \p Prefix.
 static uint64_t blockHash(ArrayRef<uint8_t> Data, ArrayRef<uint64_t> Prefix) {
@@ -73,9 +80,7 @@ static uint64_t blockHash(ArrayRef<uint8_t> Data, ArrayRef<uint64_t> Prefix) {
     H[First + B] = xxh3_64bits(
         Data.slice(Begin, std::min(HashBlock, Data.size() - Begin)));
   }
-  return xxh3_64bits(
-      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(H.data()),
-                        H.size() * sizeof(uint64_t)));
+  return combineHashes(H);
 }
 
 std::string matrixChecksum(MatrixRef M, unsigned Threads) {
@@ -142,9 +147,7 @@ struct StreamWriter : faiss::IOWriter {
   uint64_t finish() {
     if (!Block.empty())
       Hashes.push_back(xxh3_64bits(Block));
-    return xxh3_64bits(
-        ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Hashes.data()),
-                          Hashes.size() * sizeof(uint64_t)));
+    return combineHashes(Hashes);
   }
 };
 
@@ -473,7 +476,6 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   const json::Object *H = Header ? Header->getAsObject() : nullptr;
   if (!Header)
     consumeError(Header.takeError());
-  std::string Format;
   if (!H || !H->getString("format") || *H->getString("format") != FormatName)
     return Fail("not an irtk approximate index (its first line is not a '" +
                 Twine(FormatName) + "' header)");

@@ -195,6 +195,11 @@ class StoreTest(unittest.TestCase):
         with self.assertRaisesRegex(ir2vec.StoreError, "^" + re.escape(cut) +
                                     ": truncated or corrupt"):
             s.loadIndex(cut)
+        # A path that is not UTF-8 is named in the error, escaped.
+        odd = os.fsdecode(os.fsencode(self.tmp) + b"/no\xffpe.index")
+        with self.assertRaisesRegex(ir2vec.StoreError,
+                                    r"no\\xffpe\.index: cannot read"):
+            s.loadIndex(odd)
         saved = os.path.join(self.tmp, "saved.index")
         shutil.copy(i.path, saved)
         llvm_ir2vec("embeddings", "--format=npy", "--level=inst",

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ApproxIndexModule.h"
+#include "ModuleSupport.h"
 
 #include "irtk/store/ApproxIndex.h"
 
@@ -22,24 +23,16 @@
 
 namespace py = pybind11;
 using namespace irtk::store;
-
-using FloatMatrix = py::array_t<float, py::array::c_style>;
-
-static MatrixRef matrixArg(const FloatMatrix &A, const char *What) {
-  if (A.ndim() != 2)
-    throw py::value_error(std::string(What) + " must be a 2-d float32 array");
-  return {A.data(), static_cast<uint64_t>(A.shape(0)),
-          static_cast<unsigned>(A.shape(1))};
-}
+using namespace irtk::python;
 
 static void throwIf(llvm::Error E) {
   if (E)
-    throw py::value_error(llvm::toString(std::move(E)));
+    throwValueError(llvm::toString(std::move(E)));
 }
 
 template <typename T> static T take(llvm::Expected<T> E) {
   if (!E)
-    throw py::value_error(llvm::toString(E.takeError()));
+    throwValueError(llvm::toString(E.takeError()));
   return std::move(*E);
 }
 
@@ -56,21 +49,17 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
             ApproxBuildOptions O;
             std::optional<ApproxKind> K = parseApproxKind(Kind);
             if (!K)
-              throw py::value_error("invalid kind '" + Kind +
-                                    "'; expected ivf-flat, ivf-pq or hnsw");
-            std::optional<MetricKind> Mt = parseMetric(Metric);
-            if (!Mt)
-              throw py::value_error("invalid metric '" + Metric +
-                                    "'; expected cosine or euclidean");
+              throwValueError("invalid kind '" + Kind +
+                              "'; expected ivf-flat, ivf-pq or hnsw");
             O.Kind = *K;
-            O.Metric = *Mt;
+            O.Metric = metricOf(Metric);
             O.Lists = Lists;
             O.PQBytes = PQBytes;
             O.HNSWLinks = HNSWLinks;
             O.TrainRows = TrainRows;
             O.Seed = Seed;
             O.Threads = Threads;
-            MatrixRef B = matrixArg(Base, "base");
+            MatrixRef B = matrixRef(Base, "base");
             llvm::Expected<ApproxIndex> I = [&] {
               py::gil_scoped_release NoGIL;
               return ApproxIndex::build(B, O);
@@ -83,19 +72,23 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
           py::arg("trainRows") = 0, py::arg("seed") = 1, py::arg("threads") = 0)
       .def_static(
           "load",
-          [](const std::string &Path) { return take(ApproxIndex::load(Path)); },
+          [](py::handle Path) {
+            return take(ApproxIndex::load(toPath(Path, "path")));
+          },
           py::arg("path"))
       .def(
           "write",
-          [](const ApproxIndex &I, const std::string &Path) {
-            throwIf(I.write(Path));
+          [](const ApproxIndex &I, py::handle Path) {
+            throwIf(I.write(toPath(Path, "path")));
           },
           py::arg("path"))
       .def(
           "check",
-          [](const ApproxIndex &I, FloatMatrix Base, const std::string &Index,
-             const std::string &Store) {
-            throwIf(I.checkMatrix(matrixArg(Base, "base"), Index, Store));
+          [](const ApproxIndex &I, FloatMatrix Base, py::handle Index,
+             py::handle Store) {
+            throwIf(I.checkMatrix(matrixRef(Base, "base"),
+                                  toPath(Index, "indexName"),
+                                  toPath(Store, "storeName")));
           },
           py::arg("base"), py::arg("indexName"), py::arg("storeName"))
       .def(
@@ -103,16 +96,16 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
           [](const ApproxIndex &I, FloatMatrix Queries, FloatMatrix Base,
              unsigned K, unsigned NProbe, unsigned Ef, unsigned Rerank,
              std::vector<int64_t> Exclude, unsigned Threads) {
-            MatrixRef Q = matrixArg(Queries, "queries"),
-                      B = matrixArg(Base, "base");
+            MatrixRef Q = matrixRef(Queries, "queries"),
+                      B = matrixRef(Base, "base");
             if (Q.Rows && Q.Dim != I.info().Dimension)
-              throw py::value_error("the queries have dimension " +
-                                    std::to_string(Q.Dim) + "; the index " +
-                                    std::to_string(I.info().Dimension));
+              throwValueError("the queries have dimension " +
+                              std::to_string(Q.Dim) + "; the index " +
+                              std::to_string(I.info().Dimension));
             if (B.Rows != I.info().Rows || B.Dim != I.info().Dimension)
-              throw py::value_error("base is not the matrix of the index");
+              throwValueError("base is not the matrix of the index");
             if (!Exclude.empty() && Exclude.size() != Q.Rows)
-              throw py::value_error("exclude must have one entry per query");
+              throwValueError("exclude must have one entry per query");
             ApproxSearchOptions O;
             O.K = K;
             O.NProbe = NProbe;
@@ -155,6 +148,6 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
       .def_property_readonly("bytes", &ApproxIndex::bytes);
   M.def(
       "matrixChecksum",
-      [](FloatMatrix A) { return matrixChecksum(matrixArg(A, "matrix")); },
+      [](FloatMatrix A) { return matrixChecksum(matrixRef(A, "matrix")); },
       py::arg("matrix"));
 }

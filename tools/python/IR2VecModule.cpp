@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ApproxIndexModule.h"
+#include "ModuleSupport.h"
 
 #include "irtk/batch/Mode.h"
 #include "irtk/batch/Run.h"
@@ -64,6 +65,7 @@
 
 namespace py = pybind11;
 using namespace llvm;
+using namespace irtk::python;
 using irtk::ir2vec::Embedder;
 using irtk::ir2vec::EmbeddingKind;
 using irtk::ir2vec::LevelKind;
@@ -203,10 +205,6 @@ static Rows functionPartRows(const Function &F, const Vocabulary &V,
 // Conversions to and from Python.
 //===----------------------------------------------------------------------===//
 
-static std::string typeName(py::handle Obj) {
-  return py::str(py::type::handle_of(Obj).attr("__name__"));
-}
-
 /// IR names are bytes; names that are not UTF-8 keep their bytes as
 /// surrogates, as os.fsdecode does.
 static py::str toStr(const std::string &S) {
@@ -215,26 +213,6 @@ static py::str toStr(const std::string &S) {
   if (!U)
     throw py::error_already_set();
   return py::reinterpret_steal<py::str>(U);
-}
-
-/// Text from C++ for an exception's message: bytes that are not UTF-8 (in
-/// paths and IR names) appear as \xNN escapes, so that the message can be
-/// printed.
-static py::str toMessage(const std::string &S) {
-  PyObject *U = PyUnicode_DecodeUTF8(
-      S.data(), static_cast<Py_ssize_t>(S.size()), "backslashreplace");
-  if (!U)
-    throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(U);
-}
-
-/// Raises ValueError with \p Msg. py::value_error would decode \p Msg as
-/// strict UTF-8 and, for a path that is not UTF-8, raise a
-/// UnicodeDecodeError about the message instead.
-[[noreturn]] static void throwValueError(const std::string &Msg) {
-  py::str M = toMessage(Msg);
-  PyErr_SetObject(PyExc_ValueError, M.ptr());
-  throw py::error_already_set();
 }
 
 static py::array_t<double> toArray(const double *P, unsigned Dim) {
@@ -258,23 +236,6 @@ static py::list toPairs(const Rows &R) {
   for (size_t I = 0; I < R.Keys.size(); ++I)
     L.append(py::make_tuple(toStr(R.Keys[I]), toArray(R.row(I), R.Dim)));
   return L;
-}
-
-/// A path argument: str, bytes or os.PathLike, as the file system spells it.
-static std::string toPath(py::handle Obj, const std::string &What) {
-  if (!py::isinstance<py::str>(Obj) && !py::isinstance<py::bytes>(Obj) &&
-      !py::hasattr(Obj, "__fspath__"))
-    throw py::type_error(What + " must be a str or os.PathLike, not " +
-                         typeName(Obj));
-  py::bytes B = py::module_::import("os").attr("fsencode")(Obj);
-  std::string Path(B);
-  // The file system would see the path cut at the NUL.
-  if (Path.find('\0') != std::string::npos) {
-    std::string Shown;
-    raw_string_ostream(Shown).write_escaped(Path, /*UseHexEscapes=*/true);
-    throwValueError(What + " contains a null byte: '" + Shown + "'");
-  }
-  return Path;
 }
 
 /// A function name argument: a str as getFuncNames() gives it (a name that
@@ -1044,24 +1005,6 @@ static void mergeStore(py::handle FromObj, py::handle ToObj) {
   }
   if (!Failure.empty())
     throw py::value_error(toMessage(Failure));
-}
-
-using FloatMatrix = py::array_t<float, py::array::c_style>;
-
-static irtk::store::MatrixRef matrixRef(const FloatMatrix &A,
-                                        const char *What) {
-  if (A.ndim() != 2)
-    throwValueError(std::string(What) + " must be a 2-d float32 array");
-  return {A.data(), static_cast<uint64_t>(A.shape(0)),
-          static_cast<unsigned>(A.shape(1))};
-}
-
-static irtk::store::MetricKind metricOf(const std::string &Name) {
-  std::optional<irtk::store::MetricKind> M = irtk::store::parseMetric(Name);
-  if (!M)
-    throwValueError("invalid metric '" + Name +
-                    "'; expected cosine or euclidean");
-  return *M;
 }
 
 /// ir2vec._ir2vec.topK: irtk-similarity's exact search of \p Base for each

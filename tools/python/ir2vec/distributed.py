@@ -509,13 +509,18 @@ def findTask(path, first, function, rows):
     return found
 
 
+def _local_exclude(exclude, first, n):
+    """The global rows to leave out, as rows of the shard starting at
+    `first` with `n` rows (-1: none in it)."""
+    return [e - first if first <= e < first + n else -1 for e in exclude]
+
+
 def topkTask(path, first, queries, exclude, k, metric):
     """Map step of top-k: the best k of one shard per query, rows global."""
     import numpy
     base = numpy.ascontiguousarray(_shard_vectors(path))
     n = len(base)
-    local_exclude = [e - first if first <= e < first + n else -1
-                     for e in exclude]
+    local_exclude = _local_exclude(exclude, first, n)
     res = _ir2vec.topK(queries, base, k, metric, local_exclude, threads=1)
     return [[(first + row, score) for row, score in q] for q in res]
 
@@ -554,8 +559,7 @@ def topkIndexTask(path, first, queries, exclude, k, metric, kind, search):
     import numpy
     base = numpy.ascontiguousarray(_shard_vectors(path))
     n = len(base)
-    local_exclude = [e - first if first <= e < first + n else -1
-                     for e in exclude]
+    local_exclude = _local_exclude(exclude, first, n)
     out = _index_path(path, kind, metric)
     try:
         index = _ir2vec.ApproxIndex.load(out)
