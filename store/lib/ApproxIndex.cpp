@@ -31,6 +31,7 @@
 #include <faiss/index_factory.h>
 #include <faiss/index_io.h>
 
+#include <Eigen/Core>
 #include <omp.h>
 
 #include <algorithm>
@@ -170,6 +171,8 @@ struct ApproxIndex::Impl {
   /// The index whose search parameters are set (inside an IDMap for HNSW).
   faiss::IndexIVF *IVF = nullptr;
   faiss::IndexHNSW *HNSW = nullptr;
+  /// ivf-flat: each list's squared norms, made by the first search.
+  std::vector<std::vector<float>> ListNorms;
   mutable std::mutex Searching;
 };
 
@@ -583,6 +586,125 @@ Error ApproxIndex::checkMatrix(MatrixRef Base, StringRef IndexName,
 // Searching
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The best candidates of one (query, list) pair, largest distance on top.
+struct Candidate {
+  float Dist;
+  faiss::Index::idx_t Label;
+  bool operator<(const Candidate &O) const {
+    return Dist != O.Dist ? Dist < O.Dist : Label < O.Label;
+  }
+};
+} // namespace
+
+/// Keeps the \p Want smallest of the candidates pushed (a max-heap).
+static void pushBounded(std::vector<Candidate> &Heap, size_t Want,
+                        Candidate C) {
+  if (Heap.size() < Want) {
+    Heap.push_back(C);
+    std::push_heap(Heap.begin(), Heap.end());
+  } else if (C < Heap.front()) {
+    std::pop_heap(Heap.begin(), Heap.end());
+    Heap.back() = C;
+    std::push_heap(Heap.begin(), Heap.end());
+  }
+}
+
+/// The ivf-flat search of a batch of \p N prepared queries \p Q, list by list
+/// rather than query by query: the queries that visit a list are scored
+/// against it together, as one matrix product (Eigen, as the exact search),
+/// so that a list is read once per batch rather than once per query that
+/// visits it. FAISS scans each visited list per query. The candidates are
+/// those FAISS would find (the \p Want nearest among the visited lists, by
+/// |x|^2 - 2 q.x, which ranks as the distance does), up to ties and
+/// rounding; the caller scores them exactly.
+static void searchFlatByList(ApproxIndex::Impl &I, uint64_t N, const float *Q,
+                             unsigned Dim, size_t Want,
+                             faiss::Index::idx_t *Labels) {
+  using idx_t = faiss::Index::idx_t;
+  faiss::IndexIVF &IVF = *I.IVF;
+  const faiss::InvertedLists &Lists = *IVF.invlists;
+  size_t NList = IVF.nlist, NProbe = IVF.nprobe;
+  using RowMatrix =
+      Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  if (I.ListNorms.size() != NList) {
+    I.ListNorms.assign(NList, {});
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t L = 0; L < static_cast<int64_t>(NList); ++L) {
+      faiss::InvertedLists::ScopedCodes Codes(&Lists, L);
+      size_t Size = Lists.list_size(L);
+      Eigen::Map<const RowMatrix> X(
+          reinterpret_cast<const float *>(Codes.get()), Size, Dim);
+      std::vector<float> &Norms = I.ListNorms[L];
+      Norms.resize(Size);
+      Eigen::Map<Eigen::VectorXf>(Norms.data(), Size) =
+          X.rowwise().squaredNorm();
+    }
+  }
+  // The lists each query visits, then the queries that visit each list.
+  std::vector<float> CoarseDist(N * NProbe);
+  std::vector<idx_t> Coarse(N * NProbe);
+  IVF.quantizer->search(static_cast<idx_t>(N), Q, static_cast<idx_t>(NProbe),
+                        CoarseDist.data(), Coarse.data());
+  std::vector<uint64_t> Start(NList + 1, 0);
+  for (idx_t L : Coarse)
+    if (L >= 0)
+      ++Start[L + 1];
+  for (size_t L = 0; L < NList; ++L)
+    Start[L + 1] += Start[L];
+  // Visits[Start[L] ...] are the (query, probe) slots that visit list L.
+  std::vector<uint64_t> Visits(Start[NList]),
+      Fill(Start.begin(), Start.end() - 1);
+  for (uint64_t S = 0; S < Coarse.size(); ++S)
+    if (Coarse[S] >= 0)
+      Visits[Fill[Coarse[S]]++] = S;
+  // Each slot's best candidates, then each query's best of its slots.
+  std::vector<std::vector<Candidate>> Best(N * NProbe);
+  const uint64_t Chunk = 2048;
+#pragma omp parallel
+  {
+    Eigen::MatrixXf QMat, S;
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t L = 0; L < static_cast<int64_t>(NList); ++L) {
+      size_t M = Start[L + 1] - Start[L], Size = Lists.list_size(L);
+      if (!M || !Size)
+        continue;
+      faiss::InvertedLists::ScopedCodes Codes(&Lists, L);
+      faiss::InvertedLists::ScopedIds Ids(&Lists, L);
+      const float *X = reinterpret_cast<const float *>(Codes.get());
+      const std::vector<float> &Norms = I.ListNorms[L];
+      QMat.resize(Dim, M);
+      for (size_t J = 0; J < M; ++J)
+        QMat.col(J) = Eigen::Map<const Eigen::VectorXf>(
+            Q + (Visits[Start[L] + J] / NProbe) * Dim, Dim);
+      for (size_t J = 0; J < M; ++J)
+        Best[Visits[Start[L] + J]].reserve(Want);
+      for (uint64_t First = 0; First < Size; First += Chunk) {
+        uint64_t Rows = std::min<uint64_t>(Chunk, Size - First);
+        S.noalias() =
+            Eigen::Map<const RowMatrix>(X + First * Dim, Rows, Dim) * QMat;
+        for (size_t J = 0; J < M; ++J) {
+          std::vector<Candidate> &Heap = Best[Visits[Start[L] + J]];
+          const float *Col = S.col(J).data();
+          for (uint64_t R = 0; R < Rows; ++R)
+            pushBounded(Heap, Want,
+                        {Norms[First + R] - 2 * Col[R], Ids.get()[First + R]});
+        }
+      }
+    }
+#pragma omp for schedule(static)
+    for (int64_t K = 0; K < static_cast<int64_t>(N); ++K) {
+      std::vector<Candidate> All;
+      for (size_t P = 0; P < NProbe; ++P)
+        for (const Candidate &C : Best[K * NProbe + P])
+          pushBounded(All, Want, C);
+      std::sort_heap(All.begin(), All.end());
+      for (size_t C = 0; C < All.size(); ++C)
+        Labels[K * Want + C] = All[C].Label;
+    }
+  }
+}
+
 std::vector<std::vector<Neighbor>>
 ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
                     const ApproxSearchOptions &Opts,
@@ -618,9 +740,12 @@ ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
     Dist.resize(N * Want);
     Labels.assign(N * Want, -1);
     // Parameters and sizes were checked; FAISS throws only on bugs.
-    I->Index->search(static_cast<faiss::Index::idx_t>(N), Q.data(),
-                     static_cast<faiss::Index::idx_t>(Want), Dist.data(),
-                     Labels.data());
+    if (Info.Kind == ApproxKind::IVFFlat && Opts.ScanByList)
+      searchFlatByList(*I, N, Q.data(), Queries.Dim, Want, Labels.data());
+    else
+      I->Index->search(static_cast<faiss::Index::idx_t>(N), Q.data(),
+                       static_cast<faiss::Index::idx_t>(Want), Dist.data(),
+                       Labels.data());
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t K = 0; K < static_cast<int64_t>(N); ++K) {
       uint64_t Query = First + K;

@@ -116,6 +116,54 @@ TEST(ApproxIndexTest, EachKindFindsMostNeighbours) {
   }
 }
 
+TEST(ApproxIndexTest, TheScanByListFindsWhatFaissScanFinds) {
+  for (MetricKind M : {MetricKind::Cosine, MetricKind::Euclidean}) {
+    std::vector<float> V = clusteredRows(3000, 12, 4);
+    MatrixRef Base{V.data(), 3000, 12};
+    ApproxBuildOptions BO;
+    BO.Metric = M;
+    BO.Lists = 32;
+    Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+    ASSERT_TRUE(!!I) << toString(I.takeError());
+    ApproxSearchOptions SO;
+    SO.K = 10;
+    SO.NProbe = 3; // a few of the lists: the answers are not the exact ones
+    auto ByList = I->search(Base, Base, SO);
+    SO.ScanByList = false;
+    auto ByQuery = I->search(Base, Base, SO);
+    EXPECT_LT(recall(ByList, exact(Base, M, 10), M), 1.0);
+    size_t Same = 0, All = 0;
+    for (size_t Q = 0; Q < ByQuery.size(); ++Q) {
+      ASSERT_EQ(ByList[Q].size(), ByQuery[Q].size()) << "query " << Q;
+      for (size_t R = 0; R < ByQuery[Q].size(); ++R) {
+        // Scores are exact either way; rows may differ only among ties.
+        EXPECT_EQ(ByList[Q][R].Score, ByQuery[Q][R].Score) << "query " << Q;
+        Same += ByList[Q][R].Row == ByQuery[Q][R].Row;
+        ++All;
+      }
+    }
+    EXPECT_GT(Same, All * 99 / 100);
+  }
+}
+
+TEST(ApproxIndexTest, TheScanByListDoesNotDependOnTheBatch) {
+  std::vector<float> V = clusteredRows(2000, 12, 5);
+  MatrixRef Base{V.data(), 2000, 12};
+  ApproxBuildOptions BO;
+  BO.Lists = 16;
+  Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+  ASSERT_TRUE(!!I) << toString(I.takeError());
+  ApproxSearchOptions SO;
+  SO.NProbe = 4;
+  auto All = I->search(Base, Base, SO);
+  for (uint64_t Q : {0, 17, 1999}) {
+    auto One = I->search(MatrixRef{V.data() + Q * 12, 1, 12}, Base, SO);
+    ASSERT_EQ(One[0].size(), All[Q].size());
+    for (size_t R = 0; R < All[Q].size(); ++R)
+      EXPECT_EQ(One[0][R].Row, All[Q][R].Row) << "query " << Q;
+  }
+}
+
 TEST(ApproxIndexTest, ALoadedIndexAnswersAsTheBuiltOne) {
   std::vector<float> V = clusteredRows(3000, 10, 3);
   MatrixRef Base{V.data(), 3000, 10};

@@ -82,6 +82,11 @@ struct ApproxSearchOptions {
   /// approximate).
   unsigned Rerank = 0;
   unsigned Threads = 0;
+  /// ivf-flat: score a batch's queries list by list, each visited list
+  /// against all the queries that visit it in one matrix product (the
+  /// default), rather than with FAISS's scan of each query's lists. The same
+  /// candidates up to ties; false is there to measure and test against.
+  bool ScanByList = true;
 };
 
 /// What an index file says of itself (its first line).
