@@ -348,8 +348,9 @@ private:
     std::vector<double> Sum(Dim, 0.0);
     // In place: a kept vector of a block deleted since is never read, as
     // a new block at its address is one an inlining marked changed.
+    ir2vec::BlockNumberSet Seen(F);
     if (!F.isDeclaration())
-      for (const BasicBlock *BB : depth_first(&F)) {
+      for (const BasicBlock *BB : ir2vec::blocksDepthFirst(F, Seen)) {
         auto [It, New] = C.Blocks.try_emplace(BB);
         std::vector<double> &V = It->second;
         if (New || Changed(BB)) {
@@ -358,8 +359,7 @@ private:
           V.resize(Dim);
           E->computeBBVector(*BB, V.data());
         }
-        for (unsigned I = 0; I < Dim; ++I)
-          Sum[I] += V[I];
+        ir2vec::addVector(Sum.data(), V.data(), Dim);
       }
     C.Floats.assign(Sum.begin(), Sum.end());
   }

@@ -69,7 +69,16 @@ void Embedder::computeBBVector(const BasicBlock &BB, double *Out) {
   VecMap Acc(Out, Dim);
   Acc.setZero();
   for (const Instruction &I : BB.instructionsWithoutDebug())
-    Acc += ConstVecMap(instVector(I), Dim);
+    addVector(Out, instVector(I), Dim);
+}
+
+// No fused or reassociated operations here (GCC contracts only a * b + c):
+// each element is one addition, the same in any vector width.
+__attribute__((target_clones("avx2", "default"))) void
+addVector(double *__restrict Acc, const double *__restrict V, unsigned Dim) {
+#pragma GCC unroll 4
+  for (unsigned I = 0; I < Dim; ++I)
+    Acc[I] += V[I];
 }
 
 void Embedder::computeFunctionVector(double *Out) {
@@ -77,10 +86,10 @@ void Embedder::computeFunctionVector(double *Out) {
   Acc.setZero();
   if (F.isDeclaration())
     return;
-  ConstVecMap Block(BBScratch.data(), Dim);
-  for (const BasicBlock *BB : depth_first(&F)) {
+  BlockNumberSet Seen(F);
+  for (const BasicBlock *BB : blocksDepthFirst(F, Seen)) {
     computeBBVector(*BB, BBScratch.data());
-    Acc += Block;
+    addVector(Out, BBScratch.data(), Dim);
   }
 }
 

@@ -24,6 +24,7 @@
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/SourceMgr.h"
@@ -182,6 +183,39 @@ TEST_F(EmbedderTest, FunctionSkipsUnreachableBlocks) {
   const BasicBlock &Dead = F.back();
   ASSERT_EQ(Dead.getName(), "dead");
   EXPECT_EQ(E->getBBVector(Dead), (Embedding{151, 3}));
+}
+
+TEST_F(EmbedderTest, BlocksDepthFirstIsLLVMsDepthFirstOrder) {
+  Function &F = parse(R"(
+define void @g(i1 %c, i1 %d) {
+entry:
+  br i1 %c, label %l, label %r
+l:
+  br i1 %d, label %join, label %loop
+loop:
+  br i1 %d, label %loop, label %r
+r:
+  br label %join
+join:
+  ret void
+dead:
+  br label %join
+}
+)",
+                      "g");
+  // An unreachable block added after parsing has a number of its own.
+  BasicBlock *Extra = BasicBlock::Create(Ctx, "extra", &F);
+  ReturnInst::Create(Ctx, Extra);
+  std::vector<const BasicBlock *> Want, Got;
+  for (const BasicBlock *BB : depth_first(&F))
+    Want.push_back(BB);
+  BlockNumberSet Seen(F);
+  for (const BasicBlock *BB : blocksDepthFirst(F, Seen))
+    Got.push_back(BB);
+  EXPECT_EQ(Got, Want);
+  ASSERT_EQ(Got.size(), 5u); // entry l join loop r; dead and extra left out
+  EXPECT_EQ(Got[2]->getName(), "join");
+  EXPECT_FALSE(Seen.contains(Extra));
 }
 
 TEST_F(EmbedderTest, DeclarationIsZero) {

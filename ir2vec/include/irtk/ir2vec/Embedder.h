@@ -29,8 +29,12 @@
 
 #include "irtk/vocab/Vocabulary.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Function.h"
 
 #include <memory>
 #include <optional>
@@ -113,6 +117,40 @@ protected:
   /// sum.
   std::vector<double> InstScratch, BBScratch, ArgScratch;
 };
+
+/// Acc[I] += V[I] for I < Dim: the additions the embeddings are sums of,
+/// element by element in one order, so the result is the same bits whatever
+/// the vector width (AVX2 where the processor has it).
+void addVector(double *Acc, const double *V, unsigned Dim);
+
+/// The visited set of a depth-first walk over a function's blocks, a bit a
+/// block number rather than a set of pointers: the walk of
+/// llvm::depth_first(&F), in the same order, for less.
+class BlockNumberSet {
+  llvm::BitVector Seen;
+
+public:
+  explicit BlockNumberSet(const llvm::Function &F)
+      : Seen(F.getMaxBlockNumber()) {}
+  std::pair<const llvm::BasicBlock *, bool> insert(const llvm::BasicBlock *BB) {
+    bool New = !Seen.test(BB->getNumber());
+    Seen.set(BB->getNumber());
+    return {BB, New};
+  }
+  bool contains(const llvm::BasicBlock *BB) const {
+    return Seen.test(BB->getNumber());
+  }
+  void completed(const llvm::BasicBlock *) {}
+};
+
+/// The blocks of \p F in depth-first preorder from the entry (unreachable
+/// blocks left out), as llvm::depth_first(&F) gives them; \p Seen is the
+/// walk's state, made for \p F.
+inline llvm::iterator_range<
+    llvm::df_ext_iterator<const llvm::Function *, BlockNumberSet>>
+blocksDepthFirst(const llvm::Function &F, BlockNumberSet &Seen) {
+  return llvm::depth_first_ext(&F, Seen);
+}
 
 } // namespace irtk::ir2vec
 
