@@ -268,7 +268,8 @@ int main(int Argc, char **Argv) {
   for (unsigned Setting : Settings)
     for (bool ByList : Scans) {
       ApproxSearchOptions AO;
-      AO.ScanByList = ByList;
+      AO.ScanOrder = ByList ? ApproxSearchOptions::Scan::ByList
+                            : ApproxSearchOptions::Scan::ByQuery;
       AO.K = K;
       AO.Threads = Threads;
       AO.Rerank = static_cast<unsigned>(Num("--rerank", 0));

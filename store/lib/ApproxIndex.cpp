@@ -725,6 +725,12 @@ ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
     I->HNSW->hnsw.efSearch = static_cast<int>(
         std::max<uint64_t>(Opts.EfSearch ? Opts.EfSearch : 64, Want));
   const uint64_t Batch = 1024;
+  using Scan = ApproxSearchOptions::Scan;
+  bool ByList =
+      Info.Kind == ApproxKind::IVFFlat &&
+      (Opts.ScanOrder == Scan::ByList ||
+       (Opts.ScanOrder == Scan::Auto &&
+        std::min(Queries.Rows, Batch) * I->IVF->nprobe >= I->IVF->nlist));
   std::vector<float> Q, Dist;
   std::vector<faiss::Index::idx_t> Labels;
   for (uint64_t First = 0; First < Queries.Rows; First += Batch) {
@@ -740,7 +746,7 @@ ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
     Dist.resize(N * Want);
     Labels.assign(N * Want, -1);
     // Parameters and sizes were checked; FAISS throws only on bugs.
-    if (Info.Kind == ApproxKind::IVFFlat && Opts.ScanByList)
+    if (ByList)
       searchFlatByList(*I, N, Q.data(), Queries.Dim, Want, Labels.data());
     else
       I->Index->search(static_cast<faiss::Index::idx_t>(N), Q.data(),

@@ -128,8 +128,9 @@ TEST(ApproxIndexTest, TheScanByListFindsWhatFaissScanFinds) {
     ApproxSearchOptions SO;
     SO.K = 10;
     SO.NProbe = 3; // a few of the lists: the answers are not the exact ones
+    SO.ScanOrder = ApproxSearchOptions::Scan::ByList;
     auto ByList = I->search(Base, Base, SO);
-    SO.ScanByList = false;
+    SO.ScanOrder = ApproxSearchOptions::Scan::ByQuery;
     auto ByQuery = I->search(Base, Base, SO);
     EXPECT_LT(recall(ByList, exact(Base, M, 10), M), 1.0);
     size_t Same = 0, All = 0;
@@ -155,6 +156,7 @@ TEST(ApproxIndexTest, TheScanByListDoesNotDependOnTheBatch) {
   ASSERT_TRUE(!!I) << toString(I.takeError());
   ApproxSearchOptions SO;
   SO.NProbe = 4;
+  SO.ScanOrder = ApproxSearchOptions::Scan::ByList; // Auto: not for one query
   auto All = I->search(Base, Base, SO);
   for (uint64_t Q : {0, 17, 1999}) {
     auto One = I->search(MatrixRef{V.data() + Q * 12, 1, 12}, Base, SO);

@@ -82,11 +82,13 @@ struct ApproxSearchOptions {
   /// approximate).
   unsigned Rerank = 0;
   unsigned Threads = 0;
-  /// ivf-flat: score a batch's queries list by list, each visited list
-  /// against all the queries that visit it in one matrix product (the
-  /// default), rather than with FAISS's scan of each query's lists. The same
-  /// candidates up to ties; false is there to measure and test against.
-  bool ScanByList = true;
+  /// ivf-flat: how a batch of queries is scanned. ByList scores each visited
+  /// list against all the batch's queries that visit it in one matrix
+  /// product (a list read once per batch); ByQuery is FAISS's scan of each
+  /// query's lists. The same candidates up to ties and rounding. Auto (the
+  /// default) takes ByList when the batch visits at least as many lists as
+  /// the index has (queries x nprobe >= lists), where it is faster.
+  enum class Scan { Auto, ByList, ByQuery } ScanOrder = Scan::Auto;
 };
 
 /// What an index file says of itself (its first line).
