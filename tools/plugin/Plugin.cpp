@@ -303,19 +303,23 @@ static cl::opt<int> EvictDeviateTo(
     cl::value_desc("J"), cl::cat(EvictCategory));
 
 /// The file this plugin was loaded from, for finding the default vocabulary
-/// beside it.
-static std::string pluginPath() {
-  Dl_info Info;
-  if (!dladdr(reinterpret_cast<void *>(&pluginPath), &Info) || !Info.dli_fname)
-    return "";
-  return Info.dli_fname;
+/// beside it (looked up once: dladdr searches the loaded objects' tables).
+static const std::string &pluginPath() {
+  static const std::string Path = [] {
+    Dl_info Info;
+    if (!dladdr(reinterpret_cast<void *>(&pluginPath), &Info) ||
+        !Info.dli_fname)
+      return std::string();
+    return std::string(Info.dli_fname);
+  }();
+  return Path;
 }
 
 /// The ir2vec options as the command line now sets them.
 static PassOptions ir2vecOptions() {
   PassOptions O;
   O.Vocab.Path = VocabPath;
-  if (std::string Self = pluginPath(); !Self.empty())
+  if (const std::string &Self = pluginPath(); !Self.empty())
     O.Vocab.DefaultPath = defaultVocabularyPath(Self);
   O.Vocab.Weights.Opcode = OpcWeight;
   O.Vocab.Weights.Type = TypeWeight;
