@@ -14,7 +14,7 @@ candidate judged by compiling the corpus's modules with it at -Oz.
   es-train.py --corpus C --out O --model WARM.json [--steps N]
               [--perturbations N] [--sigma X] [--step-size X] [--seed N]
               [--relative-noise] [--residual] [--shared DIR]
-              [--sample K] [--jobs N]
+              [--sample K] [--modules-per-step M] [--jobs N]
               [--scheduler ADDR | --workers N] [--clang C] [--plugin P]
               [--train irtk-train]
 
@@ -27,7 +27,12 @@ perturbations move the other weights, so every step departs from -Oz
 where the reward says so (use absolute noise, not --relative-noise,
 which would leave the zero weights at zero).
 
-A candidate's reward is the mean over the modules of
+--modules-per-step M judges each step's candidates on M of the modules
+only, drawn afresh each step (the same M for every candidate of the step,
+so that the antithetic pairs compare on the same code; the draw is fixed by
+--seed and the step): a step costs M / modules of a full one, as MLGO's
+blackbox trainer samples modules per step.
+A candidate's reward is the mean over the (step's) modules of
 1 - (text + 0.01) / (text at -Oz + 0.01), .text bytes of the module's
 object (a compile that fails scores -1). With --shared DIR, text is what
 the package's link keeps of the module: its .text less the C++ inline
@@ -53,6 +58,7 @@ import contextlib
 import functools
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -205,6 +211,9 @@ def main():
     p.add_argument("--sigma", type=float, default=0.5)
     p.add_argument("--step-size", type=float, default=0.5)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--modules-per-step", type=int, default=0,
+                   help="judge each step on this many modules, drawn per "
+                   "step (default: all)")
     p.add_argument("--relative-noise", action="store_true")
     p.add_argument("--residual", action="store_true",
                    help="start from exactly -Oz (see above)")
@@ -235,6 +244,9 @@ def main():
     modules = recipelib.search_modules(args)
     if args.steps < 0:
         raise SystemExit("--steps must be 0 or more")
+    if not 0 <= args.modules_per_step <= len(modules):
+        raise SystemExit(f"--modules-per-step must be 0 to {len(modules)} "
+                         "(the modules of the corpus sample)")
     # What the records depend on (--steps and --jobs do not: a longer run
     # continues a shorter one).
     recipelib.check_parameters(args.out, {
@@ -244,8 +256,10 @@ def main():
         "seed": args.seed, "relative noise": args.relative_noise,
         "residual from": warm if args.residual else None,
         "clang": args.clang, "modules": modules,
-        # Only with --shared: the records of earlier runs stay valid.
-        **({"shared": args.shared} if args.shared else {})})
+        # Only when given: the records of earlier runs stay valid.
+        **({"shared": args.shared} if args.shared else {}),
+        **({"modules per step": args.modules_per_step}
+           if args.modules_per_step else {})})
 
     with contextlib.ExitStack() as stack:
         client = None
@@ -254,6 +268,17 @@ def main():
                 args.scheduler, args.workers or os.cpu_count() or 1))
         evolve(args, modules, functools.partial(
             recipelib.parallel_map, jobs=args.jobs, client=client))
+
+
+def step_modules(args, modules, step):
+    """The modules that judge step `step`'s candidates: all of them, or
+    --modules-per-step drawn by a generator seeded with the seed and the
+    step (in corpus order), so that a resumed run draws the same."""
+    if not args.modules_per_step:
+        return modules
+    rng = random.Random(f"es-train {args.seed} {step}")
+    chosen = set(rng.sample(range(len(modules)), args.modules_per_step))
+    return [m for i, m in enumerate(modules) if i in chosen]
 
 
 def evolve(args, modules, run):
@@ -280,10 +305,11 @@ def evolve(args, modules, run):
         out = os.path.join(args.out, "steps", str(step))
         train(["es-candidates", "--model", args.model,
                "--checkpoint", checkpoint, "-o", out])
-        items = [(c, m) for c in range(args.perturbations) for m in modules]
+        judged = step_modules(args, modules, step)
+        items = [(c, m) for c in range(args.perturbations) for m in judged]
         texts = run(functools.partial(candidate_task, args, step), items)
-        rewards = [sum(reward(texts.get((c, m)), oz[m]) for m in modules) /
-                   len(modules) for c in range(args.perturbations)]
+        rewards = [sum(reward(texts.get((c, m)), oz[m]) for m in judged) /
+                   len(judged) for c in range(args.perturbations)]
         recipelib.write_file(os.path.join(out, "rewards.txt"),
                              "".join(f"{r!r}\n" for r in rewards))
         train(["es-update", "--checkpoint", checkpoint,
