@@ -176,7 +176,11 @@ def residual_model(warm):
         else:
             layer["weights"][0][0] = 4.0
             layer["bias"][0] = -2.0
+    # Neither a margin nor support boxes (irtk-train fit --support, which
+    # need the margin): the start decides as stock by its weights alone,
+    # and where training departs from it is the perturbations' to find.
     m["output"].pop("default_margin", None)
+    m["output"].pop("support", None)
     m["training"] = {"tool": "es-train.py --residual",
                      "from": warm.get("training", {})}
     return m
