@@ -587,7 +587,7 @@ Error ApproxIndex::checkMatrix(MatrixRef Base, StringRef IndexName,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The best candidates of one (query, list) pair, largest distance on top.
+/// A candidate row and its ranking distance; ordered by distance, then row.
 struct Candidate {
   float Dist;
   faiss::Index::idx_t Label;
@@ -674,11 +674,11 @@ static void searchFlatByList(ApproxIndex::Impl &I, uint64_t N, const float *Q,
       const float *X = reinterpret_cast<const float *>(Codes.get());
       const std::vector<float> &Norms = I.ListNorms[L];
       QMat.resize(Dim, M);
-      for (size_t J = 0; J < M; ++J)
+      for (size_t J = 0; J < M; ++J) {
         QMat.col(J) = Eigen::Map<const Eigen::VectorXf>(
             Q + (Visits[Start[L] + J] / NProbe) * Dim, Dim);
-      for (size_t J = 0; J < M; ++J)
         Best[Visits[Start[L] + J]].reserve(Want);
+      }
       for (uint64_t First = 0; First < Size; First += Chunk) {
         uint64_t Rows = std::min<uint64_t>(Chunk, Size - First);
         S.noalias() =
@@ -743,15 +743,16 @@ ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
       else
         std::fill_n(&Q[K * Queries.Dim], Queries.Dim, 0.0f);
     }
-    Dist.resize(N * Want);
     Labels.assign(N * Want, -1);
     // Parameters and sizes were checked; FAISS throws only on bugs.
-    if (ByList)
+    if (ByList) {
       searchFlatByList(*I, N, Q.data(), Queries.Dim, Want, Labels.data());
-    else
+    } else {
+      Dist.resize(N * Want); // FAISS's distances, not used: rescored below
       I->Index->search(static_cast<faiss::Index::idx_t>(N), Q.data(),
                        static_cast<faiss::Index::idx_t>(Want), Dist.data(),
                        Labels.data());
+    }
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t K = 0; K < static_cast<int64_t>(N); ++K) {
       uint64_t Query = First + K;
