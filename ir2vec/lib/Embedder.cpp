@@ -58,6 +58,17 @@ void Embedder::combineWithOperands(const Instruction &I, double *Out) const {
     Acc += ConstVecMap(V.data(predicateEntity(Cmp->getPredicate())), Dim);
 }
 
+// No fused or reassociated operations here (GCC contracts only a * b + c):
+// each element is one addition, the same in any vector width. Defined
+// before its first use: clang refuses to make a function multiversioned
+// after it has been called.
+__attribute__((target_clones("avx2", "default"))) void
+addVector(double *__restrict Acc, const double *__restrict V, unsigned Dim) {
+#pragma GCC unroll 4
+  for (unsigned I = 0; I < Dim; ++I)
+    Acc[I] += V[I];
+}
+
 Embedder::~Embedder() = default;
 
 const double *Embedder::instVector(const Instruction &I) {
@@ -70,15 +81,6 @@ void Embedder::computeBBVector(const BasicBlock &BB, double *Out) {
   Acc.setZero();
   for (const Instruction &I : BB.instructionsWithoutDebug())
     addVector(Out, instVector(I), Dim);
-}
-
-// No fused or reassociated operations here (GCC contracts only a * b + c):
-// each element is one addition, the same in any vector width.
-__attribute__((target_clones("avx2", "default"))) void
-addVector(double *__restrict Acc, const double *__restrict V, unsigned Dim) {
-#pragma GCC unroll 4
-  for (unsigned I = 0; I < Dim; ++I)
-    Acc[I] += V[I];
 }
 
 void Embedder::computeFunctionVector(double *Out) {
