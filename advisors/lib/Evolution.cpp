@@ -12,6 +12,7 @@
 
 #include "Network.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -77,9 +78,15 @@ EvolutionStrategies::operator=(EvolutionStrategies &&) = default;
 EvolutionStrategies::~EvolutionStrategies() = default;
 
 Expected<EvolutionStrategies>
-EvolutionStrategies::start(std::vector<double> Start, EvolutionOptions Opts) {
+EvolutionStrategies::start(std::vector<double> Start, EvolutionOptions Opts,
+                           ArrayRef<bool> Perturbed) {
   if (Error E = checkOptions(Opts))
     return E;
+  if (!Perturbed.empty() && Perturbed.size() != Start.size())
+    return esError("perturbation flags for " + Twine(Perturbed.size()) +
+                   " parameters; the model has " + Twine(Start.size()));
+  if (!Perturbed.empty() && llvm::none_of(Perturbed, [](bool B) { return B; }))
+    return esError("no parameter is perturbed");
   auto I = std::make_unique<Impl>(Opts);
   I->Theta = Eigen::Map<const VectorXd>(Start.data(), Start.size());
   I->Scale = VectorXd::Ones(I->Theta.size());
@@ -87,6 +94,9 @@ EvolutionStrategies::start(std::vector<double> Start, EvolutionOptions Opts) {
     for (Eigen::Index P = 0; P < I->Theta.size(); ++P)
       if (I->Theta(P) != 0)
         I->Scale(P) = std::abs(I->Theta(P));
+  for (size_t P = 0; P < Perturbed.size(); ++P)
+    if (!Perturbed[P])
+      I->Scale(P) = 0;
   return EvolutionStrategies(std::move(I));
 }
 

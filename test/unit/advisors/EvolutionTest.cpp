@@ -113,6 +113,37 @@ TEST(EvolutionTest, RelativeNoiseScalesByTheStartingWeights) {
   EXPECT_NEAR(R[0][1] - 100.0, 100.0 * (P[0][1] - 100.0), 1e-9);
 }
 
+TEST(EvolutionTest, ClimbsWithTheUnflaggedParametersFixed) {
+  // Parameters 1 and 3 are not perturbed: they keep their starting values
+  // in every candidate and after every step, while 0 and 2 climb.
+  const bool Perturbed[] = {true, false, true, false};
+  EvolutionStrategies ES = cantFail(EvolutionStrategies::start(
+      {0.0, 0.25, 0.0, -0.5}, toyOptions(), Perturbed));
+  for (const std::vector<double> &C : ES.candidates()) {
+    EXPECT_EQ(C[1], 0.25);
+    EXPECT_EQ(C[3], -0.5);
+  }
+  double Before = reward(ES.parameters());
+  run(ES, 100);
+  std::vector<double> P = ES.parameters();
+  EXPECT_EQ(P[1], 0.25);
+  EXPECT_EQ(P[3], -0.5);
+  EXPECT_GT(reward(P), Before);
+  EXPECT_NE(P[0], 0.0);
+  EXPECT_NE(P[2], 0.0);
+}
+
+TEST(EvolutionTest, RefusesPerturbationFlagsThatDoNotFit) {
+  EXPECT_EQ(
+      toString(EvolutionStrategies::start({0.0, 1.0}, toyOptions(), {true})
+                   .takeError()),
+      "perturbation flags for 1 parameters; the model has 2");
+  EXPECT_EQ(toString(EvolutionStrategies::start({0.0, 1.0}, toyOptions(),
+                                                {false, false})
+                         .takeError()),
+            "no parameter is perturbed");
+}
+
 TEST(EvolutionTest, RefusesWhatItCannotUse) {
   EvolutionOptions Odd = toyOptions();
   Odd.Perturbations = 7;

@@ -52,10 +52,14 @@ struct EvolutionOptions {
 
 class EvolutionStrategies {
 public:
-  /// A run from \p Start. Errors: an odd or zero number of perturbations,
-  /// a sigma or step size that is not a positive number.
-  static llvm::Expected<EvolutionStrategies> start(std::vector<double> Start,
-                                                   EvolutionOptions Opts);
+  /// A run from \p Start. \p Perturbed, when not empty, holds one flag per
+  /// parameter: the others get no noise, and so never move (a run that
+  /// searches the last layer of a trained network only, say). Errors: an
+  /// odd or zero number of perturbations, a sigma or step size that is not
+  /// a positive number, flags of another count or none set.
+  static llvm::Expected<EvolutionStrategies>
+  start(std::vector<double> Start, EvolutionOptions Opts,
+        llvm::ArrayRef<bool> Perturbed = {});
   /// A run continued from a checkpoint written by save; errors name
   /// \p Name and the problem.
   static llvm::Expected<EvolutionStrategies> load(llvm::StringRef Text,
