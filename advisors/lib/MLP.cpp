@@ -709,14 +709,6 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
   return D;
 }
 
-Expected<MLPDescription> MLPDescription::load(StringRef Path) {
-  Expected<std::unique_ptr<MemoryBuffer>> Buf =
-      support::readFile(Path, "model");
-  if (!Buf)
-    return Buf.takeError();
-  return parse((*Buf)->getBuffer(), Path);
-}
-
 //===----------------------------------------------------------------------===//
 // Writing
 //===----------------------------------------------------------------------===//

@@ -13,7 +13,8 @@ candidate judged by compiling the corpus's modules with it at -Oz.
 
   es-train.py --corpus C --out O --model WARM.json [--steps N]
               [--perturbations N] [--sigma X] [--step-size X] [--seed N]
-              [--relative-noise] [--residual] [--shared DIR]
+              [--relative-noise] [--residual [--keep-hidden]]
+              [--layers L,...] [--shared DIR]
               [--sample K] [--modules-per-step M] [--jobs N]
               [--scheduler ADDR | --workers N] [--clang C] [--plugin P]
               [--train irtk-train]
@@ -25,7 +26,10 @@ inlining_default feature through the first hidden unit to a logit of -2
 or +2 (O/residual.json): it decides as the stock heuristic until the
 perturbations move the other weights, so every step departs from -Oz
 where the reward says so (use absolute noise, not --relative-noise,
-which would leave the zero weights at zero).
+which would leave the zero weights at zero). With --keep-hidden, the hidden
+units but the path's keep WARM's weights, and the last layer, which reads
+them, starts at 0 but for the path: `--layers last` then searches a few
+dozen weights over WARM's learned features rather than all of them.
 
 --modules-per-step M judges each step's candidates on M of the modules
 only, drawn afresh each step (the same M for every candidate of the step,
@@ -147,10 +151,13 @@ def reward(text, oz):
     return 1 - (text + 0.01) / (oz + 0.01)
 
 
-def residual_model(warm):
+def residual_model(warm, keep_hidden=False):
     """WARM's network deciding exactly as inlining_default: every weight
     and bias 0 but unit 0 of each hidden layer, which carries the default
-    decision (0 or 1) forward, and the logit 4 * unit - 2."""
+    decision (0 or 1) forward, and the logit 4 * unit - 2. With
+    `keep_hidden`, the other hidden units keep WARM's weights (less what
+    they took from unit 0): the last layer, 0 but for the path, can then
+    learn from WARM's features."""
     m = json.loads(json.dumps(warm))
     names = [i["name"] for i in m["inputs"]]
     if "inlining_default" not in names:
@@ -165,8 +172,17 @@ def residual_model(warm):
     if len(layers) < 2 or any(l["activation"] != "relu" for l in layers[:-1]):
         raise SystemExit("--residual: the model needs relu hidden layers")
     for li, layer in enumerate(layers):
-        layer["weights"] = [[0.0] * len(r) for r in layer["weights"]]
-        layer["bias"] = [0.0] * len(layer["bias"])
+        hidden = li < len(layers) - 1
+        if keep_hidden and hidden:
+            # Unit 0 is the path; no other unit reads the path's unit.
+            layer["weights"][0] = [0.0] * len(layer["weights"][0])
+            layer["bias"][0] = 0.0
+            if li > 0:
+                for row in layer["weights"]:
+                    row[0] = 0.0
+        else:
+            layer["weights"] = [[0.0] * len(r) for r in layer["weights"]]
+            layer["bias"] = [0.0] * len(layer["bias"])
         if li == 0:
             # unit 0 = relu((x - lo) / (hi - lo)): 0 or 1.
             layer["weights"][0][col] = 1.0 / (hi - lo)
@@ -181,7 +197,8 @@ def residual_model(warm):
     # and where training departs from it is the perturbations' to find.
     m["output"].pop("default_margin", None)
     m["output"].pop("support", None)
-    m["training"] = {"tool": "es-train.py --residual",
+    m["training"] = {"tool": "es-train.py --residual" +
+                     (" --keep-hidden" if keep_hidden else ""),
                      "from": warm.get("training", {})}
     return m
 
@@ -221,6 +238,11 @@ def main():
     p.add_argument("--relative-noise", action="store_true")
     p.add_argument("--residual", action="store_true",
                    help="start from exactly -Oz (see above)")
+    p.add_argument("--keep-hidden", action="store_true",
+                   help="with --residual: keep the warm model's hidden "
+                   "layers (see above)")
+    p.add_argument("--layers", help="perturb only these layers (irtk-train "
+                   "es-start --layers: indices from 0, or 'last')")
     p.add_argument("--shared", help="reward what the package's link keeps: "
                    "the inline functions shared at stock (a search's "
                    "OUT/shared, inline-edge-search.py --linked)")
@@ -239,9 +261,11 @@ def main():
     if args.shared:
         args.shared = os.path.abspath(args.shared)
     warm = args.model
+    if args.keep_hidden and not args.residual:
+        raise SystemExit("--keep-hidden needs --residual")
     if args.residual:
         with open(args.model) as f:
-            start = residual_model(json.load(f))
+            start = residual_model(json.load(f), args.keep_hidden)
         args.model = os.path.join(args.out, "residual.json")
         if not os.path.exists(args.model):
             recipelib.write_file(args.model, json.dumps(start))
@@ -263,7 +287,9 @@ def main():
         # Only when given: the records of earlier runs stay valid.
         **({"shared": args.shared} if args.shared else {}),
         **({"modules per step": args.modules_per_step}
-           if args.modules_per_step else {})})
+           if args.modules_per_step else {}),
+        **({"keep hidden": True} if args.keep_hidden else {}),
+        **({"layers": args.layers} if args.layers else {})})
 
     with contextlib.ExitStack() as stack:
         client = None
@@ -301,7 +327,8 @@ def evolve(args, modules, run):
               "--sigma", repr(args.sigma), "--step-size", repr(args.step_size),
               "--seed", str(args.seed)]
         train(["es-start", "--model", args.model, "-o", checkpoint] + es +
-              (["--relative-noise"] if args.relative_noise else []))
+              (["--relative-noise"] if args.relative_noise else []) +
+              (["--layers", args.layers] if args.layers else []))
 
     for step in range(args.steps):
         if read_step(checkpoint) > step:

@@ -63,9 +63,10 @@ static const char *const Usage =
     "FILE]\n"
     "                  [--default-margin X]\n"
     "       irtk-train features --advisor inline|evict\n"
+    "       irtk-train pack <model.json> [-o <model.json.bin>] [--quiet]\n"
     "       irtk-train es-start --model <model.json> -o <checkpoint.json>\n"
     "                  [--perturbations N] [--sigma X] [--step-size X]\n"
-    "                  [--seed N] [--relative-noise]\n"
+    "                  [--seed N] [--relative-noise] [--layers L,...]\n"
     "       irtk-train es-candidates --model <model.json> --checkpoint "
     "<checkpoint.json>\n"
     "                  -o <dir>\n"
@@ -78,6 +79,7 @@ enum class CommandKind {
   Fit,
   Eval,
   Features,
+  Pack,
   ESStart,
   ESCandidates,
   ESUpdate
@@ -101,6 +103,8 @@ struct TrainOptions {
   /// The evolution-strategies commands.
   std::string Checkpoint, Rewards;
   EvolutionOptions ES;
+  /// es-start: the layers perturbed (indices; -1: the last); none: all.
+  std::vector<int> ESLayers;
 };
 using ParseResult = irtk::tools::ParseResult<TrainOptions>;
 } // namespace
@@ -181,13 +185,14 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
                {"fit", CommandKind::Fit},
                {"eval", CommandKind::Eval},
                {"features", CommandKind::Features},
+               {"pack", CommandKind::Pack},
                {"es-start", CommandKind::ESStart},
                {"es-candidates", CommandKind::ESCandidates},
                {"es-update", CommandKind::ESUpdate}},
               O.Command))
     return *R;
 
-  std::string Perturbations, Sigma, StepSize;
+  std::string Perturbations, Sigma, StepSize, Layers;
   std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
   std::string Epochs, BatchSize, Seed, Ensemble, DefaultMargin, LearningRate,
       L2;
@@ -199,7 +204,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   // clang-format off
   Desc.add_options()
     ("help,h", "Display usage")
-    ("output,o", po::value<std::string>(&O.Output), "Model to write (fit)")
+    ("output,o", po::value<std::string>(&O.Output),
+     "Model to write (fit; pack: its binary form, default beside it)")
     ("model", po::value<std::string>(&O.Model), "Model to evaluate (eval)")
     ("advisor", po::value<std::string>(&O.Advisor),
      "inline or evict (fit, features)")
@@ -243,7 +249,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "(fit: written in the model; eval: instead of the model's)")
     ("observations", po::bool_switch(&O.Observations),
      "Print every observation (dump)")
-    ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit)")
+    ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit, pack)")
     ("checkpoint", po::value<std::string>(&O.Checkpoint),
      "Evolution strategies' state (es-candidates, es-update)")
     ("rewards", po::value<std::string>(&O.Rewards),
@@ -256,6 +262,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "Adam's step size on the estimated gradient (es-start; default 0.5)")
     ("relative-noise", po::bool_switch(&O.ES.RelativeNoise),
      "Scale each weight's noise by its magnitude (es-start)")
+    ("layers", po::value<std::string>(&Layers),
+     "Perturb only these layers' weights and biases: indices from 0, or "
+     "'last' (es-start; default all)")
     ("input", po::value<std::vector<std::string>>(&Files), "Logs");
   // clang-format on
   po::positional_options_description Pos;
@@ -321,6 +330,19 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
               O.ES.Seed);
           !Msg.empty())
         return UsageError(Msg);
+    for (const std::string &L : splitList(Layers)) {
+      unsigned N = 0;
+      if (L == "last")
+        O.ESLayers.push_back(-1);
+      else if (std::string Msg =
+                   irtk::tools::parseCountOption("--layers", L, 0, 1023, N);
+               !Msg.empty())
+        return UsageError(Msg + " (or 'last')");
+      else
+        O.ESLayers.push_back(static_cast<int>(N));
+    }
+    if (!Layers.empty() && O.Command != CommandKind::ESStart)
+      return UsageError("--layers is an option of es-start");
     if (O.Command == CommandKind::ESStart &&
         (O.Model.empty() || O.Output.empty()))
       return UsageError("es-start needs --model <model.json> and -o "
@@ -340,6 +362,13 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
       return UsageError("features needs --advisor inline or --advisor evict");
     if (!O.Logs.empty() || !O.LogsFrom.empty())
       return UsageError("features takes no training log");
+    return ParseResult::run(std::move(O));
+  }
+  if (O.Command == CommandKind::Pack) {
+    if (Files.size() != 1 || !LogsFrom.empty())
+      return UsageError("pack takes exactly one model file (not " +
+                        std::to_string(Files.size() + !LogsFrom.empty()) + ")");
+    O.Model = Files.front();
     return ParseResult::run(std::move(O));
   }
   if (O.Logs.empty() && O.LogsFrom.empty())
@@ -490,15 +519,83 @@ static Error writeCheckpoint(StringRef Path, const EvolutionStrategies &ES) {
   });
 }
 
+/// Writes the binary form of the model file whose text is \p Text (named
+/// \p Name) to \p Output: the description that loading the text gives.
+static Error packModel(StringRef Text, StringRef Name, StringRef Output) {
+  Expected<MLPDescription> D = MLPDescription::parse(Text, Name);
+  if (!D)
+    return D.takeError();
+  return irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
+    D->writeBinary(Text, OS);
+    return Error::success();
+  });
+}
+
+/// Writes \p M to \p Path and, when the file there had a binary form
+/// (pack), that form again: a model rewritten in place never leaves a
+/// stale binary form for compilers to refuse.
+static Error writeModel(const MLPDescription &M, StringRef Path) {
+  std::string Text;
+  raw_string_ostream TS(Text);
+  M.write(TS);
+  if (Error E = irtk::support::writeOutputFile(Path, [&](raw_ostream &OS) {
+        OS << Text;
+        return Error::success();
+      }))
+    return E;
+  std::string Binary = MLPDescription::binaryPath(Path);
+  if (!sys::fs::exists(Binary))
+    return Error::success();
+  return packModel(Text, Path, Binary);
+}
+
+/// es-start --layers: one flag per parameter of \p M (in the order of
+/// MLPDescription::parameters: layer by layer, weights then bias), set for
+/// the layers named; none without --layers.
+static Expected<SmallVector<bool, 0>> perturbedLayers(const MLPDescription &M,
+                                                      const TrainOptions &O) {
+  SmallVector<bool, 0> Flags;
+  if (O.ESLayers.empty())
+    return Flags;
+  size_t Count = M.Layers.size();
+  SmallVector<bool, 0> Chosen(Count);
+  for (int L : O.ESLayers) {
+    if (L >= static_cast<int>(Count))
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: --layers %d: the model has %zu layers "
+                               "(0 to %zu)",
+                               O.Model.c_str(), L, Count, Count - 1);
+    Chosen[L < 0 ? Count - 1 : L] = true;
+  }
+  for (size_t L = 0; L < Count; ++L) {
+    const MLPDescription::Layer &Lay = M.Layers[L];
+    size_t N = Lay.Bias.size() * (Lay.Weights.front().size() + 1);
+    Flags.insert(Flags.end(), N, Chosen[L]);
+  }
+  return Flags;
+}
+
+/// pack: the binary form of O.Model, beside it unless -o names another.
+static Error runPack(const TrainOptions &O) {
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      irtk::support::readFile(O.Model, "model");
+  if (!Buf)
+    return Buf.takeError();
+  std::string Output =
+      O.Output.empty() ? MLPDescription::binaryPath(O.Model) : O.Output;
+  if (Error E = packModel((*Buf)->getBuffer(), O.Model, Output))
+    return E;
+  if (!O.Quiet)
+    errs() << O.Model << ": packed into " << Output << "\n";
+  return Error::success();
+}
+
 /// The model \p M with the parameters \p P, written to \p Path.
 static Error writeModelWith(const MLPDescription &M, ArrayRef<double> P,
                             StringRef Path) {
   MLPDescription C = M;
   C.setParameters(P);
-  return irtk::support::writeOutputFile(Path, [&](raw_ostream &OS) {
-    C.write(OS);
-    return Error::success();
-  });
+  return writeModel(C, Path);
 }
 
 /// es-start, es-candidates, es-update: one step of evolution strategies is
@@ -534,8 +631,11 @@ static Error runEvolution(const TrainOptions &O) {
   if (!M)
     return M.takeError();
   if (O.Command == CommandKind::ESStart) {
+    Expected<SmallVector<bool, 0>> Perturbed = perturbedLayers(*M, O);
+    if (!Perturbed)
+      return Perturbed.takeError();
     Expected<EvolutionStrategies> ES =
-        EvolutionStrategies::start(M->parameters(), O.ES);
+        EvolutionStrategies::start(M->parameters(), O.ES, *Perturbed);
     if (!ES)
       return ES.takeError();
     return writeCheckpoint(O.Output, *ES);
@@ -569,6 +669,8 @@ static Error run(const TrainOptions &Opts) {
     printFeatures(*findAdvisor(O.Advisor));
     return Error::success();
   }
+  if (O.Command == CommandKind::Pack)
+    return runPack(O);
   if (!O.LogsFrom.empty()) {
     if (Error E = readLogList(O.LogsFrom, O.Logs, O.Weights, O.Labels))
       return E;
@@ -696,10 +798,7 @@ static Error run(const TrainOptions &Opts) {
   TS << ", \"seed\": " << O.Train.Seed
      << ", \"training_agreement\": " << format("%.4f", Agreement) << "}";
   M.TrainingJSON = Training;
-  return irtk::support::writeOutputFile(O.Output, [&](raw_ostream &OS) {
-    M.write(OS);
-    return Error::success();
-  });
+  return writeModel(M, O.Output);
 }
 
 int main(int Argc, char **Argv) {

@@ -118,8 +118,28 @@ struct MLPDescription {
   /// place (layers[1].weights[3]) of the problem.
   static llvm::Expected<MLPDescription> parse(llvm::StringRef Text,
                                               llvm::StringRef Name);
+  /// Reads model file \p Path as compilers do: from its binary form,
+  /// binaryPath(Path), when that file exists, else as parse does. The
+  /// binary form must have been made from \p Path as it is now, or the load
+  /// fails with an error naming it and the command that remakes it: a stale
+  /// or foreign binary form is never used. The description is the same
+  /// either way.
   static llvm::Expected<MLPDescription> load(llvm::StringRef Path);
   void write(llvm::raw_ostream &OS) const;
+
+  /// The binary form of model file \p Path: Path + ".bin" (`irtk-train
+  /// pack`).
+  static std::string binaryPath(llvm::StringRef Path);
+  /// Writes the binary form of this description, read from the model file
+  /// whose bytes are \p Source: the size and hash of \p Source, then the
+  /// description's content.
+  void writeBinary(llvm::StringRef Source, llvm::raw_ostream &OS) const;
+  /// Reads \p Binary (named \p Name in errors), the binary form of the
+  /// model file whose bytes are \p Source (named \p SourceName), and checks
+  /// its content as parse does.
+  static llvm::Expected<MLPDescription>
+  loadFromBinary(llvm::StringRef Binary, llvm::StringRef Name,
+                 llvm::StringRef Source, llvm::StringRef SourceName);
 
 private:
   /// parse, with the number arrays \p Arrays read ahead (or none).
