@@ -153,22 +153,12 @@ Error EvolutionStrategies::update(ArrayRef<double> Rewards) {
   return Error::success();
 }
 
-/// Writes \p X so that llvm::json reads back exactly X (-0 too).
-static void writeNumber(raw_ostream &OS, double X) {
-  if (X == 0 && std::signbit(X)) {
-    OS << "-0.0";
-    return;
-  }
-  char Buf[support::MaxNumberChars];
-  OS.write(Buf, support::formatShortest(X, Buf));
-}
-
 static void writeVector(raw_ostream &OS, const MatrixXd &V) {
   OS << '[';
   for (Eigen::Index K = 0; K < V.size(); ++K) {
     if (K)
       OS << ", ";
-    writeNumber(OS, V.data()[K]);
+    support::writeJSONNumber(OS, V.data()[K]);
   }
   OS << ']';
 }
@@ -178,9 +168,9 @@ void EvolutionStrategies::save(raw_ostream &OS) const {
   const Adam::State &A = I->Optimiser.state();
   OS << "{\"format\": \"irtk-es\", \"version\": 1,\n \"options\": "
      << "{\"perturbations\": " << O.Perturbations << ", \"sigma\": ";
-  writeNumber(OS, O.Sigma);
+  support::writeJSONNumber(OS, O.Sigma);
   OS << ", \"step_size\": ";
-  writeNumber(OS, O.StepSize);
+  support::writeJSONNumber(OS, O.StepSize);
   OS << ", \"relative_noise\": " << (O.RelativeNoise ? "true" : "false")
      << ", \"seed\": " << O.Seed << "},\n \"step\": " << I->Step
      << ",\n \"parameters\": ";

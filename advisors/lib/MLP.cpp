@@ -699,6 +699,8 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
       return E;
   }
   if (const json::Value *T = O.get("training")) {
+    if (support::hasNonFiniteNumber(*T))
+      return R.error("training", "holds a number too large for a double");
     std::string S;
     raw_string_ostream OS(S);
     OS << *T;
@@ -714,12 +716,11 @@ MLPDescription::parseWith(StringRef Text, StringRef Name,
 //===----------------------------------------------------------------------===//
 
 static void writeNumbers(raw_ostream &OS, ArrayRef<double> V) {
-  char Buf[support::MaxNumberChars];
   OS << '[';
   for (size_t I = 0; I < V.size(); ++I) {
     if (I)
       OS << ", ";
-    OS.write(Buf, support::formatShortest(V[I], Buf));
+    support::writeJSONNumber(OS, V[I]);
   }
   OS << ']';
 }
@@ -756,9 +757,8 @@ void MLPDescription::write(raw_ostream &OS) const {
   if (Positions)
     OS << ", \"positions\": " << Positions;
   if (DefaultMargin) {
-    char Buf[support::MaxNumberChars];
     OS << ", \"default_margin\": ";
-    OS.write(Buf, support::formatShortest(*DefaultMargin, Buf));
+    support::writeJSONNumber(OS, *DefaultMargin);
   }
   if (Support) {
     OS << ",\n    \"support\": [";

@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/MLP.h"
+#include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -266,7 +267,9 @@ Expected<MLPDescription> MLPDescription::loadFromBinary(StringRef Binary,
   for (uint32_t I = 0; I < NumLayers && R.ok(); ++I) {
     Layer L;
     uint32_t Act = R.u32(), Rows = R.u32(), Cols = R.u32();
-    if (R.ok() && (Act > 2 || Rows == 0 || Cols != Width))
+    if (!R.ok())
+      break;
+    if (Act > 2 || Rows == 0 || Cols != Width)
       return Bad("layer " + Twine(I));
     L.Activation = static_cast<ActivationKind>(Act);
     for (uint32_t J = 0; J < Rows && R.ok(); ++J)
@@ -287,9 +290,10 @@ Expected<MLPDescription> MLPDescription::loadFromBinary(StringRef Binary,
       X.Input = R.u32();
       X.Low = R.f64();
       X.High = R.f64();
-      if (R.ok() && (X.Input >= D.Inputs.size() ||
-                     D.Inputs[X.Input].Mean.size() != 1 || !(X.Low <= X.High) ||
-                     (!B.Bounds.empty() && B.Bounds.back().Input >= X.Input)))
+      if (R.ok() &&
+          (X.Input >= D.Inputs.size() || D.Inputs[X.Input].Mean.size() != 1 ||
+           !std::isfinite(X.Low) || !std::isfinite(X.High) || X.Low > X.High ||
+           (!B.Bounds.empty() && B.Bounds.back().Input >= X.Input)))
         return Bad("support box " + Twine(K));
       B.Bounds.push_back(X);
     }
@@ -316,14 +320,21 @@ Expected<MLPDescription> MLPDescription::loadFromBinary(StringRef Binary,
       llvm::any_of(D.Inputs, [&](const Input &In) { return !IsText(In.Name); }))
     return Bad("text (not UTF-8)");
   if (!D.TrainingJSON.empty()) {
-    Expected<json::Value> T = json::parse(D.TrainingJSON);
+    // Read as inside a model file: nested one level deeper, as deep as
+    // parseJSON allows, and every number finite.
+    Expected<json::Value> T =
+        support::parseJSON("[" + D.TrainingJSON + "]", Name);
     if (!T) {
       consumeError(T.takeError());
       return Bad("training record");
     }
+    const json::Array &Wrapped = *T->getAsArray();
+    if (Wrapped.size() != 1 || support::hasNonFiniteNumber(Wrapped[0]))
+      return Bad("training record");
+    const json::Value &Record = Wrapped[0];
     // As the JSON reading keeps it.
     std::string S;
-    raw_string_ostream(S) << *T;
+    raw_string_ostream(S) << Record;
     D.TrainingJSON = std::move(S);
   }
   if (D.Output == OutputKind::Logit &&

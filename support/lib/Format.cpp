@@ -114,6 +114,15 @@ size_t formatShortest(double X, char *Buf) {
   return R.ptr - Buf;
 }
 
+void writeJSONNumber(raw_ostream &OS, double X) {
+  if (X == 0 && std::signbit(X)) {
+    OS << "-0.0";
+    return;
+  }
+  char Buf[MaxNumberChars];
+  OS.write(Buf, formatShortest(X, Buf));
+}
+
 void printVector(raw_ostream &OS, ArrayRef<double> V) {
   // Formatted in a local buffer and handed to the stream in large writes.
   char Buf[8192];

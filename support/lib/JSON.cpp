@@ -21,6 +21,7 @@
 
 #include "irtk/support/JSON.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -403,6 +404,19 @@ bool readJSONNumber(const char *&P, const char *End, double &D) {
     return false;
   auto [Ptr, Err] = std::from_chars(Start, P, D);
   return Err == std::errc() && Ptr == P && std::isfinite(D);
+}
+
+bool hasNonFiniteNumber(const json::Value &V) {
+  if (const json::Array *A = V.getAsArray())
+    return llvm::any_of(
+        *A, [](const json::Value &E) { return hasNonFiniteNumber(E); });
+  if (const json::Object *O = V.getAsObject())
+    return llvm::any_of(
+        *O, [](const auto &KV) { return hasNonFiniteNumber(KV.second); });
+  if (V.kind() == json::Value::Number)
+    if (std::optional<double> D = V.getAsNumber())
+      return !std::isfinite(*D);
+  return false;
 }
 
 } // namespace irtk::support

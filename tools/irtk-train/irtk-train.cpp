@@ -294,6 +294,22 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     O.Labels.push_back(Label);
   }
   O.LogsFrom = LogsFrom;
+  for (const std::string &L : splitList(Layers)) {
+    unsigned N = 0;
+    if (L == "last")
+      O.ESLayers.push_back(-1);
+    else if (std::string Msg =
+                 irtk::tools::parseCountOption("--layers", L, 0, 1023, N);
+             !Msg.empty())
+      return UsageError(Msg + " (or 'last')");
+    else
+      O.ESLayers.push_back(static_cast<int>(N));
+  }
+  if (!Layers.empty() && O.ESLayers.empty())
+    return UsageError("invalid --layers '" + Layers +
+                      "'; expected layer indices or 'last'");
+  if (!Layers.empty() && O.Command != CommandKind::ESStart)
+    return UsageError("--layers is an option of es-start");
   if (O.Command == CommandKind::ESStart ||
       O.Command == CommandKind::ESCandidates ||
       O.Command == CommandKind::ESUpdate) {
@@ -330,19 +346,6 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
               O.ES.Seed);
           !Msg.empty())
         return UsageError(Msg);
-    for (const std::string &L : splitList(Layers)) {
-      unsigned N = 0;
-      if (L == "last")
-        O.ESLayers.push_back(-1);
-      else if (std::string Msg =
-                   irtk::tools::parseCountOption("--layers", L, 0, 1023, N);
-               !Msg.empty())
-        return UsageError(Msg + " (or 'last')");
-      else
-        O.ESLayers.push_back(static_cast<int>(N));
-    }
-    if (!Layers.empty() && O.Command != CommandKind::ESStart)
-      return UsageError("--layers is an option of es-start");
     if (O.Command == CommandKind::ESStart &&
         (O.Model.empty() || O.Output.empty()))
       return UsageError("es-start needs --model <model.json> and -o "
@@ -544,9 +547,13 @@ static Error writeModel(const MLPDescription &M, StringRef Path) {
       }))
     return E;
   std::string Binary = MLPDescription::binaryPath(Path);
-  if (!sys::fs::exists(Binary))
+  if (Path == "-" || !sys::fs::exists(Binary))
     return Error::success();
-  return packModel(Text, Path, Binary);
+  Error E = packModel(Text, Path, Binary);
+  // A binary form that no longer matches would only be refused.
+  if (E)
+    sys::fs::remove(Binary);
+  return E;
 }
 
 /// es-start --layers: one flag per parameter of \p M (in the order of

@@ -148,6 +148,53 @@ TEST(MLPBinaryTest, ChecksTheNumbersAsTheJSONReadingDoes) {
               HasSubstr("m.json.bin: bad layer 2"));
 }
 
+TEST(MLPBinaryTest, RefusesWhatNoModelFileCanSay) {
+  MLPDescription D = parsed(Model);
+  D.Support->front().Bounds.front().High =
+      std::numeric_limits<double>::infinity();
+  EXPECT_EQ(errorOf(binaryOf(D, Model)),
+            "m.json.bin: bad support box 0; remake it with `irtk-train pack "
+            "m.json`");
+  D = parsed(Model);
+  D.TrainingJSON = "{\"seed\": 1e400}";
+  EXPECT_THAT(errorOf(binaryOf(D, Model)),
+              HasSubstr("m.json.bin: bad training record"));
+  D.TrainingJSON = "[1], [2]";
+  EXPECT_THAT(errorOf(binaryOf(D, Model)),
+              HasSubstr("m.json.bin: bad training record"));
+  D = parsed(Model);
+  D.Inputs[1].Name = "a";
+  EXPECT_THAT(errorOf(binaryOf(D, Model)),
+              HasSubstr("m.json.bin: bad input 1"));
+}
+
+TEST(MLPBinaryTest, KeepsTheSignOfZero) {
+  // -0.0 reads back as -0.0 from the binary form, and from the JSON that
+  // writes it ("-0.0": llvm::json reads "-0" as the integer 0).
+  MLPDescription D = parsed(Model);
+  D.Layers[0].Weights[0][0] = -0.0;
+  D.DefaultMargin = -0.0;
+  std::string Text = textOf(D);
+  Expected<MLPDescription> B = MLPDescription::loadFromBinary(
+      binaryOf(D, Text), "m.json.bin", Text, "m.json");
+  ASSERT_TRUE(!!B) << toString(B.takeError());
+  EXPECT_TRUE(std::signbit(B->Layers[0].Weights[0][0]));
+  EXPECT_TRUE(std::signbit(*B->DefaultMargin));
+  MLPDescription J = parsed(Text);
+  EXPECT_TRUE(std::signbit(J.Layers[0].Weights[0][0]));
+  EXPECT_TRUE(std::signbit(*J.DefaultMargin));
+  EXPECT_EQ(textOf(J), Text);
+}
+
+TEST(MLPBinaryTest, TheJSONReaderRefusesATrainingRecordBeyondDouble) {
+  std::string Text = Model;
+  Text.replace(Text.find("\"seed\": 7"), 9, "\"seed\": 1e400");
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "m.json");
+  ASSERT_FALSE(!!D);
+  EXPECT_EQ(toString(D.takeError()),
+            "m.json: training: holds a number too large for a double");
+}
+
 class MLPBinaryFileTest : public ::testing::Test {
 protected:
   void SetUp() override {

@@ -46,6 +46,11 @@ size_t formatFixed2(double X, char *Buf);
 /// values become JSON null.
 size_t formatShortest(double X, char *Buf);
 
+/// Writes \p X to \p OS as formatShortest does, but -0 as "-0.0": llvm::json
+/// reads "-0" as the integer 0, so this is the form that reads back as
+/// exactly \p X, sign of zero included.
+void writeJSONNumber(llvm::raw_ostream &OS, double X);
+
 /// Prints \p V as upstream's Embedding::print does, including the newline:
 /// " [ 1.00  2.00 ]\n".
 void printVector(llvm::raw_ostream &OS, llvm::ArrayRef<double> V);

@@ -59,6 +59,11 @@ llvm::Error checkJSON(llvm::StringRef Text, llvm::StringRef Name,
 /// that both paths give the same values.
 bool readJSONNumber(const char *&P, const char *End, double &D);
 
+/// Whether \p V holds a number that is not finite as a double (llvm::json
+/// reads 1e400 as infinity, which no JSON writer can write back), at any
+/// depth.
+bool hasNonFiniteNumber(const llvm::json::Value &V);
+
 } // namespace irtk::support
 
 #endif // IRTK_SUPPORT_JSON_H
