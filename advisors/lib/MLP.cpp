@@ -893,6 +893,28 @@ struct MLPModel::Impl {
   /// DefaultMargin only: the advisor's default decision.
   std::optional<std::pair<size_t, TensorSpec>> DefaultInput;
   Network Net;
+
+  /// Fills \p X with the normalised inputs of position \p P (of the whole
+  /// state, for a model without positions).
+  void fill(ArrayRef<const void *> Buffers, unsigned P,
+            Eigen::VectorXd &X) const {
+    size_t K = 0;
+    for (size_t N = 0; N < Bound.size(); ++N) {
+      const auto &[Idx, TS] = Bound[N];
+      const MLPDescription::Input &In = D.Inputs[N];
+      size_t First = Split[N] ? P * In.Mean.size() : 0;
+      for (size_t E = 0; E < In.Mean.size(); ++E)
+        X(K++) =
+            (modelInput(readScalar(TS, Buffers[Idx], First + E)) - In.Mean[E]) /
+            In.Scale[E];
+    }
+  }
+  /// The score of position \p P of a model of positions; \p X is scratch.
+  double score(ArrayRef<const void *> Buffers, unsigned P,
+               Eigen::VectorXd &X) const {
+    fill(Buffers, P, X);
+    return Net.forward(X)(0);
+  }
 };
 
 MLPModel::MLPModel(std::unique_ptr<Impl> I) : I(std::move(I)) {}
@@ -969,40 +991,36 @@ MLPModel::bind(MLPDescription D, const PolicySpec &Spec, StringRef Name) {
 
 std::vector<double> MLPModel::outputs(ArrayRef<const void *> Buffers) const {
   Eigen::VectorXd X(I->D.inputSize());
-  // Input N's element E at position P (or the whole input without
-  // positions), normalised.
-  auto Fill = [&](unsigned P) {
-    size_t K = 0;
-    for (size_t N = 0; N < I->Bound.size(); ++N) {
-      const auto &[Idx, TS] = I->Bound[N];
-      const MLPDescription::Input &In = I->D.Inputs[N];
-      size_t First = I->Split[N] ? P * In.Mean.size() : 0;
-      for (size_t E = 0; E < In.Mean.size(); ++E)
-        X(K++) =
-            (modelInput(readScalar(TS, Buffers[Idx], First + E)) - In.Mean[E]) /
-            In.Scale[E];
-    }
-  };
   if (!I->D.Positions) {
-    Fill(0);
+    I->fill(Buffers, 0, X);
     Eigen::VectorXd Y = I->Net.forward(X);
     return std::vector<double>(Y.data(), Y.data() + Y.size());
   }
   std::vector<double> Out(I->D.Positions);
-  for (unsigned P = 0; P < I->D.Positions; ++P) {
-    Fill(P);
-    Out[P] = I->Net.forward(X)(0);
-  }
+  for (unsigned P = 0; P < I->D.Positions; ++P)
+    Out[P] = I->score(Buffers, P, X);
   return Out;
 }
 
 int64_t MLPModel::evaluate(ArrayRef<const void *> Buffers) const {
-  std::vector<double> Out = outputs(Buffers);
+  std::vector<double> Out;
   auto Legal = [&](int64_t K) {
     return K >= 0 && static_cast<size_t>(K) < Out.size() &&
            (!I->MaskInput || readScalar(I->MaskInput->second,
                                         Buffers[I->MaskInput->first], K) != 0);
   };
+  if (I->D.Positions) {
+    // Only the legal positions' scores: the decision reads no other, and
+    // the eviction advisor's states have a few legal positions of 33. Each
+    // is the score outputs() gives it, to the bit.
+    Out.assign(I->D.Positions, 0.0);
+    Eigen::VectorXd X(I->D.inputSize());
+    for (unsigned P = 0; P < I->D.Positions; ++P)
+      if (Legal(P))
+        Out[P] = I->score(Buffers, P, X);
+  } else {
+    Out = outputs(Buffers);
+  }
   int64_t Best = -1;
   if (I->D.Output == OutputKind::Logit) {
     Best = Out[0] > 0 ? 1 : 0;

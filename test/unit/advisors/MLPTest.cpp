@@ -427,6 +427,56 @@ TEST(MLPTest, ADefaultMarginKeepsTheDefaultUnlessBeatenByMore) {
   EXPECT_TRUE((*M)->readsInput(4));
 }
 
+TEST(MLPTest, APositionalModelDecidesAsFromEveryScore) {
+  // evaluate() scores only the legal positions; its decision must be the
+  // one every score gives: the best legal one, or the default within the
+  // margin. A two-layer network, random states, masks and defaults.
+  std::string Text = R"({
+    "format": "irtk-mlp", "version": 1, "advisor": "evict",
+    "decision": "index_to_evict",
+    "inputs": [{"name": "x", "mean": [0.5], "scale": [2]},
+               {"name": "y", "mean": [0, 1], "scale": [1, 3]},
+               {"name": "g", "mean": [0], "scale": [1]}],
+    "layers": [{"activation": "relu",
+                "weights": [[1, -0.5, 2, 0.25], [-1, 1, 0.5, 0],
+                            [0.3, 0.7, -1.1, 1]],
+                "bias": [0.1, 0, -0.2]},
+               {"activation": "linear", "weights": [[1, -2, 0.5]],
+                "bias": [0]}],
+    "output": {"kind": "argmax", "mask": "evictable", "positions": 3,
+               "default_margin": 0.3}})";
+  Expected<MLPDescription> D = MLPDescription::parse(Text, "p.json");
+  ASSERT_TRUE(!!D) << toString(D.takeError());
+  Expected<std::unique_ptr<MLPModel>> M =
+      MLPModel::bind(std::move(*D), positions(), "p.json");
+  ASSERT_TRUE(!!M) << toString(M.takeError());
+  std::mt19937 Rng(7);
+  std::uniform_real_distribution<float> U(-3, 3);
+  unsigned Kept = 0, Departed = 0;
+  for (int Trial = 0; Trial < 2000; ++Trial) {
+    int64_t Mask[3], Default = Rng() % 3;
+    float X[3], Y[6], G = U(Rng);
+    for (int P = 0; P < 3; ++P)
+      Mask[P] = Rng() % 2, X[P] = U(Rng), Y[2 * P] = U(Rng),
+      Y[2 * P + 1] = U(Rng);
+    std::vector<const void *> Buffers{Mask, X, Y, &G, &Default};
+    std::vector<double> Out = (*M)->outputs(Buffers);
+    int64_t Best = -1;
+    for (int P = 0; P < 3; ++P)
+      if (Mask[P] && (Best < 0 || Out[P] > Out[Best]))
+        Best = P;
+    int64_t Want = Best < 0 ? 0 : Best;
+    if (Best >= 0 && Mask[Default] && Out[Best] <= Out[Default] + 0.3)
+      Want = Default;
+    ASSERT_EQ((*M)->evaluate(Buffers), Want) << "trial " << Trial;
+    Kept += Want == Default;
+    Departed += Want != Default;
+  }
+  // Both branches of the rule were taken.
+  EXPECT_GT(Kept, 100u);
+  EXPECT_GT(Departed, 100u);
+}
+
 TEST(MLPTest, PositionsRoundTripAndNeedOneOutput) {
   Expected<MLPDescription> D = MLPDescription::parse(PositionalModel, "p.json");
   ASSERT_TRUE(!!D);
