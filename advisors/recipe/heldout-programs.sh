@@ -10,8 +10,8 @@
 # Usage: advisors/recipe/heldout-programs.sh --out DIR [--src DIR]
 #            [--packages LIST] [--jobs N] [-- EXTRA-CFLAGS...]
 #
-# Builds the libraries, tools and tests of held-out C packages from their
-# Debian sources (as vocab/recipe/build-corpus.sh fetched them) with
+# Builds the libraries, tools and tests of held-out packages (C, and one
+# C++) from their Debian sources (as vocab/recipe/build-corpus.sh fetched them) with
 #
 #   clang-22 -Oz <the corpus's flags of the file> EXTRA-CFLAGS... -c
 #
@@ -36,6 +36,9 @@
 #            utilities, and the 10 groups of tests/makefile's `test` target
 #            (they compare the utilities' output on pic/*.gif with checked-in
 #            results), run one make target at a time.
+#   tinyxml2 (C++) libtinyxml2 (tinyxml2.cpp, -std=c++17 as the corpus) and
+#            xmltest, run in a directory holding a copy of resources/; its
+#            own checks are the tests (passed and run: its "Pass N, Fail M").
 #
 # Writes, per package, <out>/<package>/{obj,lib,bin}/, build.log, test.log and a
 # line in <out>/summary.tsv: package, build (ok/failed), tests (passed/failed/
@@ -111,8 +114,11 @@ compile() {
   local F RC=0
   for F; do
     while (($(jobs -pr | wc -l) >= JOBS)); do wait -n || RC=1; done
+    local N
+    N=$(basename "$F")
+    N=${N%.c}
     "$CLANG" -Oz "${FLAGS[@]}" "${EXTRA[@]}" -c "$F" \
-      -o "$OBJ/$(basename "${F%.c}").o" >>"$BUILD_LOG" 2>&1 &
+      -o "$OBJ/${N%.cpp}.o" >>"$BUILD_LOG" 2>&1 &
   done
   while (($(jobs -pr | wc -l))); do wait -n || RC=1; done
   return "$RC"
@@ -120,6 +126,10 @@ compile() {
 link() { # output objects...
   local O=$1; shift
   "$CLANG" -o "$O" "$@" -lm >>"$BUILD_LOG" 2>&1
+}
+link_cxx() { # output objects...: with the C++ runtime
+  local O=$1; shift
+  "$CLANG" -o "$O" "$@" -lstdc++ -lm >>"$BUILD_LOG" 2>&1
 }
 archive() { # archive objects...
   mkdir -p "${1%/*}"
@@ -212,6 +222,26 @@ test_giflib() {
   echo "$PASS $RUN"
 }
 
+# --- tinyxml2 (C++) -------------------------------------------------------------
+build_tinyxml2() {
+  local S=$1 B=$2
+  compile "$B/obj" -std=c++17 -I"$S" -- "$S/tinyxml2.cpp" "$S/xmltest.cpp" || return 1
+  archive "$B/lib/libtinyxml2.a" "$B/obj/tinyxml2.o" || return 1
+  link_cxx "$B/bin/xmltest" "$B/obj/xmltest.o" "$B/lib/libtinyxml2.a"
+}
+test_tinyxml2() {
+  local S=$1 B=$2 OUTPUT PASS FAIL
+  mkdir -p "$B/run"
+  cp -r "$S/resources" "$B/run/"
+  mkdir -p "$B/run/resources/out"
+  echo "=== xmltest" >>"$TEST_LOG"
+  OUTPUT=$(cd "$B/run" && timeout 300 "$B/bin/xmltest" 2>&1) || echo "*** xmltest failed" >>"$TEST_LOG"
+  printf '%s\n' "$OUTPUT" >>"$TEST_LOG"
+  read -r PASS FAIL < <(printf '%s\n' "$OUTPUT" |
+    sed -n 's/^Pass \([0-9]*\), Fail \([0-9]*\)$/\1 \2/p' | tail -n1)
+  echo "${PASS:-0} $((${PASS:-0} + ${FAIL:-1}))"
+}
+
 # --- Main ----------------------------------------------------------------------
 IFS=, read -r -a PKGS <<<"$PACKAGES"
 "$CLANG" --version | head -n1 >"$OUT/compiler"
@@ -220,8 +250,8 @@ printf 'package\tbuild\ttests\tpassed\trun\ttext_bytes\n' >"$OUT/summary.tsv"
 STATUS=0
 for P in "${PKGS[@]}"; do
   case $P in
-    cjson | giflib) ;;
-    *) usage_error "unknown package '$P' (cjson, giflib)" ;;
+    cjson | giflib | tinyxml2) ;;
+    *) usage_error "unknown package '$P' (cjson, giflib, tinyxml2)" ;;
   esac
   S=$(srcdir "$P")
   [[ -n $S ]] || die "no source of $P in $SRC"
@@ -233,13 +263,9 @@ for P in "${PKGS[@]}"; do
   : >"$TEST_LOG"
   log "$P: building from $S (-Oz ${EXTRA[*]})"
   BUILD=ok TESTS=- PASS=0 RUN=0 TEXT=0
-  if (cd "$S" && if [[ $P == cjson ]]; then build_cjson "$S" "$B"; else build_giflib "$S" "$B"; fi); then
+  if (cd "$S" && "build_$P" "$S" "$B"); then
     TEXT=$(text_bytes "$B"/obj/*.o)
-    if [[ $P == cjson ]]; then
-      read -r PASS RUN < <(test_cjson "$S" "$B")
-    else
-      read -r PASS RUN < <(test_giflib "$S" "$B")
-    fi
+    read -r PASS RUN < <("test_$P" "$S" "$B")
     if ((PASS == RUN && RUN > 0)); then TESTS=passed; else TESTS=failed; STATUS=1; fi
     log "$P: built (.text of the objects: $TEXT bytes); tests: $PASS of $RUN passed" \
       "(log: $TEST_LOG)"

@@ -107,7 +107,9 @@ class CMakePackage(Temp):
                   "lib/cmake/irtk/irtkConfigVersion.cmake",
                   "share/irtk/vocab/ir2vec-75d.json",
                   "share/irtk/vocab/ir2vec-75d.json.bin",
-                  "share/irtk/vocab/mir2vec-x86-64-75d.json.bin"):
+                  "share/irtk/vocab/mir2vec-x86-64-75d.json.bin",
+                  "share/irtk/models/inline-oz.json",
+                  "share/irtk/models/inline-oz.json.bin"):
             self.assertTrue(os.path.exists(os.path.join(prefix, f)), f)
         example = os.path.join(self.tmp, "example")
         run(["cmake", "-S", os.path.join(SOURCE, "examples", "cmake-consumer"),
@@ -310,6 +312,8 @@ class DebianPackage(Temp):
                   "./usr/share/irtk/vocab/ir2vec-75d.json",
                   "./usr/share/irtk/vocab/ir2vec-75d.json.bin",
                   "./usr/share/irtk/vocab/mir2vec-x86-64-75d.json.bin",
+                  "./usr/share/irtk/models/inline-oz.json",
+                  "./usr/share/irtk/models/inline-oz.json.bin",
                   f"./usr/lib/python{PYTHON_VERSION}/dist-packages/ir2vec/__init__.py",
                   "./usr/share/man/man1/llvm-ir2vec.1",
                   "./usr/share/man/man1/irtk-vocab.1",

@@ -27,9 +27,12 @@
 #include "irtk/support/Version.h"
 #include "irtk/vocab/Layout.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/RegisterTargetPassConfigCallback.h"
 
@@ -174,7 +177,9 @@ public:
                                      ChannelHelp)),
                cl::cat(Category)),
         Model(StringRef(ModelName),
-              cl::desc("The model file of the model policy (irtk-mlp JSON)"),
+              cl::desc("The model file of the model policy (irtk-mlp JSON; "
+                       "the inliner's default: the shipped "
+                       "share/irtk/models/inline-oz.json)"),
               cl::value_desc("file"), cl::cat(Category)),
         Channel(StringRef(ChannelName),
                 cl::desc("The interactive policy's pipes: <base>.in "
@@ -419,6 +424,19 @@ static struct NewPassManagerCodeGenCheck {
   }
 } CheckNewPassManagerCodeGen;
 
+/// The model the inline advisor's model policy uses when none is named: the
+/// one shipped with irtk (advisors/models/inline-oz.json, docs/
+/// InlineTraining.md), found beside the plugin as the bundled vocabularies
+/// are; "" when this installation has none.
+static std::string shippedInlineModel() {
+  const std::string &Self = pluginPath();
+  if (Self.empty())
+    return "";
+  SmallString<256> P(sys::path::parent_path(sys::path::parent_path(Self)));
+  sys::path::append(P, "share", "irtk", "models", "inline-oz.json");
+  return sys::fs::exists(P) ? std::string(P) : std::string();
+}
+
 /// The inline advisor's options, or none for the stock inliner. Values the
 /// advisor cannot take are reported when the first module is compiled.
 static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
@@ -427,6 +445,8 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
     return std::nullopt;
   irtk::advisors::InlineAdvisorOptions O;
   O.Policy = *Policy;
+  if (O.Policy.Kind == PolicyKind::Model && O.Policy.ModelPath.empty())
+    O.Policy.ModelPath = shippedInlineModel();
   O.Vocab = ir2vecOptions().Vocab;
   for (int T : InlineTeachers)
     O.Teachers.push_back({T});
