@@ -26,6 +26,7 @@
 #include "irtk/mir2vec/Passes.h"
 #include "irtk/support/Version.h"
 #include "irtk/vocab/Layout.h"
+#include "irtk/vocab/VocabularyPath.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -432,8 +433,8 @@ static std::string shippedInlineModel() {
   const std::string &Self = pluginPath();
   if (Self.empty())
     return "";
-  SmallString<256> P(sys::path::parent_path(sys::path::parent_path(Self)));
-  sys::path::append(P, "share", "irtk", "models", "inline-oz.json");
+  SmallString<256> P(irtk::vocab::bundledDataDir(Self));
+  sys::path::append(P, "models", "inline-oz.json");
   return sys::fs::exists(P) ? std::string(P) : std::string();
 }
 

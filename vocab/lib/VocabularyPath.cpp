@@ -16,10 +16,16 @@ using namespace llvm;
 
 namespace irtk::vocab {
 
-std::string bundledVocabularyDir(StringRef BinaryPath) {
+std::string bundledDataDir(StringRef BinaryPath) {
   SmallString<256> P(
       sys::path::parent_path(sys::path::parent_path(BinaryPath)));
-  sys::path::append(P, "share", "irtk", "vocab");
+  sys::path::append(P, "share", "irtk");
+  return std::string(P);
+}
+
+std::string bundledVocabularyDir(StringRef BinaryPath) {
+  SmallString<256> P(bundledDataDir(BinaryPath));
+  sys::path::append(P, "vocab");
   return std::string(P);
 }
 

@@ -51,4 +51,8 @@ TEST(VocabularyPathTest, BundledPathIsBesideTheBinary) {
             "/opt/irtk/share/irtk/vocab/v.json");
 }
 
+TEST(VocabularyPathTest, BundledDataIsBesideAPlugin) {
+  EXPECT_EQ(bundledDataDir("/usr/lib/IRTKPlugin.so"), "/usr/share/irtk");
+}
+
 } // namespace
