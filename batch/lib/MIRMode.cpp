@@ -20,6 +20,7 @@
 #include "irtk/mir2vec/Loader.h"
 #include "irtk/mir2vec/Lowering.h"
 #include "irtk/mir2vec/Output.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/LLVMContext.h"
@@ -207,11 +208,13 @@ private:
     std::string Name = displayName(Path);
     std::unique_ptr<MemoryBuffer> Buf;
     if (Path != "-") {
-      ErrorOr<std::unique_ptr<MemoryBuffer>> B =
-          MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                /*RequiresNullTerminator=*/true);
+      support::ReadOptions RO;
+      RO.IsText = false;
+      RO.AllowStdin = false;
+      Expected<std::unique_ptr<MemoryBuffer>> B =
+          support::readFile(Path, "", RO);
       if (!B) {
-        L.MM.Error = Name + ": " + B.getError().message();
+        L.MM.Error = toString(B.takeError());
         return L;
       }
       Buf = std::move(*B);

@@ -8,6 +8,7 @@
 
 #include "irtk/ircommon/ModuleLoader.h"
 #include "irtk/ircommon/Diagnostics.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/IR/Verifier.h"
 #include "llvm/IRReader/IRReader.h"
@@ -60,6 +61,15 @@ load(LLVMContext &Ctx,
 }
 
 LoadedModule loadModule(StringRef Path, LLVMContext &Ctx) {
+  // A FIFO or a device would block or be read without end; LLVM's own
+  // messages for a missing file or a directory are kept.
+  if (Error E = support::checkNotAStream(Path, "")) {
+    LoadedModule L;
+    L.Failure = LoadFailureKind::Parse;
+    consumeError(std::move(E));
+    L.Message = "cannot read: not a regular file";
+    return L;
+  }
   return load(Ctx,
               [&](SMDiagnostic &Diag) { return parseIRFile(Path, Diag, Ctx); });
 }

@@ -9,6 +9,7 @@
 #include "irtk/mir2vec/Loader.h"
 
 #include "irtk/ircommon/Diagnostics.h"
+#include "irtk/support/ReadFile.h"
 #include "irtk/vocab/VocabularyPath.h"
 
 #include "Verify.h"
@@ -70,12 +71,11 @@ static std::string describe(const SMDiagnostic &D, StringRef Name) {
 
 MachineModule loadMIRFile(StringRef Path, LLVMContext &Ctx,
                           StringRef TripleOverride) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = support::readFile(Path, "");
   std::string Name = Path == "-" ? "<stdin>" : Path.str();
   if (!Buf) {
     MachineModule R;
-    R.Error = Name + ": " + Buf.getError().message();
+    R.Error = toString(Buf.takeError());
     return R;
   }
   return loadMIRBuffer(std::move(*Buf), Name, Ctx, TripleOverride);

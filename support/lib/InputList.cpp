@@ -8,6 +8,7 @@
 
 #include "irtk/support/InputList.h"
 #include "irtk/support/JSON.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -41,11 +42,12 @@ static Error corpusError(StringRef Description, const Twine &Msg) {
 
 Expected<std::vector<std::string>> readCorpusModules(StringRef Path) {
   std::string Description = descriptionPath(Path);
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFile(Description, /*IsText=*/true);
+  ReadOptions NoStdin;
+  NoStdin.AllowStdin = false;
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      readFile(Description, "corpus description", NoStdin);
   if (!Buf)
-    return corpusError(Description, "cannot read corpus description: " +
-                                        Buf.getError().message());
+    return Buf.takeError();
   Expected<json::Value> Root = parseJSON((*Buf)->getBuffer(), Description);
   if (!Root)
     return Root.takeError();

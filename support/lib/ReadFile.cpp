@@ -5,42 +5,97 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 //===----------------------------------------------------------------------===//
+///
+/// \file
+/// The type is checked with stat before the file is opened, since opening
+/// a FIFO for reading blocks until a writer comes; it is checked again on
+/// the open descriptor (the name may have been replaced in between), whose
+/// size then bounds the read.
+///
+//===----------------------------------------------------------------------===//
 
 #include "irtk/support/ReadFile.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 
 using namespace llvm;
 
 namespace irtk::support {
 
+static Error readError(StringRef Path, StringRef What, const Twine &Reason,
+                       std::error_code EC = inconvertibleErrorCode()) {
+  return createStringError(EC, Path + ": cannot read" +
+                                   (What.empty() ? "" : " ") + What + ": " +
+                                   Reason);
+}
+
+/// The reason \p S is not a file to read, or "" when it is one.
+static std::string refusal(const sys::fs::file_status &S) {
+  if (sys::fs::is_directory(S))
+    return std::make_error_code(std::errc::is_a_directory).message();
+  if (!sys::fs::is_regular_file(S))
+    return "not a regular file";
+  return "";
+}
+
 Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path, StringRef What,
-                                                 bool IsText) {
+                                                 const ReadOptions &Opts) {
+  if (Path == "-" && Opts.AllowStdin) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getSTDIN();
+    if (!Buf)
+      return readError("<stdin>", What, Buf.getError().message(),
+                       Buf.getError());
+    return std::move(*Buf);
+  }
+  sys::fs::file_status S;
+  if (std::error_code EC = sys::fs::status(Path, S))
+    return readError(Path, What, EC.message(), EC);
+  if (std::string Why = refusal(S); !Why.empty())
+    return readError(Path, What, Why);
+  int FD;
+  if (std::error_code EC = sys::fs::openFileForRead(
+          Path, FD, Opts.IsText ? sys::fs::OF_Text : sys::fs::OF_None))
+    return readError(Path, What, EC.message(), EC);
+  auto Close = make_scope_exit([&] { sys::fs::closeFile(FD); });
+  if (std::error_code EC = sys::fs::status(FD, S))
+    return readError(Path, What, EC.message(), EC);
+  if (std::string Why = refusal(S); !Why.empty())
+    return readError(Path, What, Why);
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileOrSTDIN(Path, IsText);
+      MemoryBuffer::getOpenFile(sys::fs::convertFDToNativeFile(FD), Path,
+                                S.getSize(), Opts.RequiresNullTerminator);
   if (!Buf)
-    return createStringError(Buf.getError(), Path + ": cannot read " + What +
-                                                 ": " +
-                                                 Buf.getError().message());
+    return readError(Path, What, Buf.getError().message(), Buf.getError());
   return std::move(*Buf);
 }
 
+Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path, StringRef What,
+                                                 bool IsText) {
+  ReadOptions Opts;
+  Opts.IsText = IsText;
+  return readFile(Path, What, Opts);
+}
+
 Error checkReadable(StringRef Path, StringRef What) {
-  auto Fail = [&](std::error_code EC) {
-    return createStringError(EC, Path + ": cannot read " + What + ": " +
-                                     EC.message());
-  };
+  sys::fs::file_status S;
+  if (std::error_code EC = sys::fs::status(Path, S))
+    return readError(Path, What, EC.message(), EC);
+  if (std::string Why = refusal(S); !Why.empty())
+    return readError(Path, What, Why);
   int FD;
   if (std::error_code EC = sys::fs::openFileForRead(Path, FD))
-    return Fail(EC);
-  sys::fs::file_status S;
-  std::error_code EC = sys::fs::status(FD, S);
+    return readError(Path, What, EC.message(), EC);
   sys::fs::closeFile(FD);
-  if (EC)
-    return Fail(EC);
-  if (sys::fs::is_directory(S))
-    return Fail(std::make_error_code(std::errc::is_a_directory));
   return Error::success();
+}
+
+Error checkNotAStream(StringRef Path, StringRef What) {
+  sys::fs::file_status S;
+  if (Path == "-" || sys::fs::status(Path, S) || sys::fs::is_directory(S) ||
+      sys::fs::is_regular_file(S))
+    return Error::success();
+  return readError(Path, What, "not a regular file");
 }
 
 } // namespace irtk::support

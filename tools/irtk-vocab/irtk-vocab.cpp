@@ -20,6 +20,7 @@
 #include "irtk/ir2vec/Legacy.h"
 #include "irtk/mir2vec/Loader.h"
 #include "irtk/support/OutputFile.h"
+#include "irtk/support/ReadFile.h"
 #include "irtk/vocab/TransE.h"
 #include "irtk/vocab/Validation.h"
 #include "irtk/vocab/Vocabulary.h"
@@ -345,12 +346,11 @@ static Error runConvert(const std::string &File, const std::string &Output,
                         bool Strict, bool Quiet) {
   if (Error E = irtk::support::checkNotAnInput(Output, {File}))
     return E;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileOrSTDIN(File, /*IsText=*/true);
-  std::string Name = File == "-" ? "<stdin>" : File;
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      irtk::support::readFile(File, "vocabulary");
   if (!Buf)
-    return inputError(Name +
-                      ": cannot read vocabulary: " + Buf.getError().message());
+    return Buf.takeError();
+  std::string Name = File == "-" ? "<stdin>" : File;
   Expected<LegacyVocabulary> L =
       parseLegacyVocabulary((*Buf)->getBuffer(), Name);
   if (!L)
@@ -394,17 +394,23 @@ static Error runConvert(const std::string &File, const std::string &Output,
 /// (default: beside it), atomically.
 static Error runPack(const LayoutChoice &C, const std::string &File,
                      std::string Output, bool Quiet) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
-      File, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (Output.empty())
+    Output = Vocabulary::binaryPath(File);
+  // Before anything is read: packing into the vocabulary would replace it.
+  if (Error E = irtk::support::checkNotAnInput(Output, {File}))
+    return E;
+  irtk::support::ReadOptions RO;
+  RO.IsText = false;
+  RO.RequiresNullTerminator = false;
+  RO.AllowStdin = false;
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      irtk::support::readFile(File, "vocabulary", RO);
   if (!Buf)
-    return inputError(File +
-                      ": cannot read vocabulary: " + Buf.getError().message());
+    return Buf.takeError();
   Expected<Vocabulary> V =
       Vocabulary::loadFromBuffer((*Buf)->getBuffer(), File, C.layoutPtr());
   if (!V)
     return V.takeError();
-  if (Output.empty())
-    Output = Vocabulary::binaryPath(File);
   if (Error E = irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
         // A target's layout tables too: compilers loading this form then
         // check them rather than build the layout.

@@ -26,6 +26,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/support/ReadFile.h"
 #include "irtk/vocab/Vocabulary.h"
 
 #include "Weights.h"
@@ -56,9 +57,9 @@ std::string Vocabulary::binaryPath(StringRef Path) {
 StringRef Vocabulary::binaryLayoutTables(StringRef Binary) {
   if (Binary.size() < HeaderSize ||
       std::memcmp(Binary.data(), Magic, sizeof(Magic)) != 0 ||
-      support::endian::read32le(Binary.data() + 8) != FormatVersion)
+      llvm::support::endian::read32le(Binary.data() + 8) != FormatVersion)
     return {};
-  uint64_t Size = support::endian::read64le(Binary.data() + 48);
+  uint64_t Size = llvm::support::endian::read64le(Binary.data() + 48);
   if (Size > Binary.size() - HeaderSize)
     return {};
   return Binary.substr(HeaderSize, Size);
@@ -68,7 +69,7 @@ void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
                              StringRef Tables) const {
   assert(llvm::all_of(W, [](float X) { return X == 1.0f; }) &&
          "the binary form holds unweighted vectors");
-  using support::endian::write;
+  using llvm::support::endian::write;
   constexpr auto LE = llvm::endianness::little;
   OS.write(Magic, sizeof(Magic));
   write<uint32_t>(OS, FormatVersion, LE);
@@ -111,12 +112,12 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
     return Fail("not the binary form of a vocabulary");
   const char *P = Binary.data() + sizeof(Magic);
   auto Next32 = [&] {
-    uint32_t V = support::endian::read32le(P);
+    uint32_t V = llvm::support::endian::read32le(P);
     P += 4;
     return V;
   };
   auto Next64 = [&] {
-    uint64_t V = support::endian::read64le(P);
+    uint64_t V = llvm::support::endian::read64le(P);
     P += 8;
     return V;
   };
@@ -194,8 +195,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
 Expected<Vocabulary> Vocabulary::load(StringRef Path,
                                       std::shared_ptr<const Layout> L,
                                       const SectionWeights &W) {
-  return load(
-      Path, [&](StringRef) { return std::move(L); }, W);
+  return load(Path, [&](StringRef) { return std::move(L); }, W);
 }
 
 Expected<Vocabulary> Vocabulary::load(
@@ -205,18 +205,18 @@ Expected<Vocabulary> Vocabulary::load(
   std::string BinPath = binaryPath(Path);
   if (Path == "-" || !sys::fs::exists(BinPath))
     return loadFromFile(Path, MakeLayout(""), W);
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Source = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  support::ReadOptions RO;
+  RO.IsText = false;
+  RO.RequiresNullTerminator = false;
+  RO.AllowStdin = false;
+  Expected<std::unique_ptr<MemoryBuffer>> Source =
+      support::readFile(Path, "vocabulary", RO);
   if (!Source)
-    return createStringError(
-        inconvertibleErrorCode(),
-        Path + ": cannot read vocabulary: " + Source.getError().message());
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Binary = MemoryBuffer::getFile(
-      BinPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    return Source.takeError();
+  Expected<std::unique_ptr<MemoryBuffer>> Binary =
+      support::readFile(BinPath, "the binary form", RO);
   if (!Binary)
-    return createStringError(inconvertibleErrorCode(),
-                             BinPath + ": cannot read the binary form: " +
-                                 Binary.getError().message());
+    return Binary.takeError();
   StringRef Bytes = (*Binary)->getBuffer();
   return loadFromBinary(Bytes, BinPath, (*Source)->getBuffer(), Path,
                         MakeLayout(binaryLayoutTables(Bytes)), W);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/vocab/Triplets.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -28,13 +29,11 @@ static Error tripletError(StringRef Path, size_t Line, const Twine &Msg) {
 }
 
 Expected<TripletSet> readTriplets(StringRef Path, const Layout &L) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
-  StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      support::readFile(Path, "triplets");
   if (!Buf)
-    return createStringError(
-        inconvertibleErrorCode(),
-        Name + ": cannot read triplets: " + Buf.getError().message());
+    return Buf.takeError();
+  StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
   TripletSet Set;
   unsigned MaxRelation = 1;
   std::optional<size_t> DeclaredCount;

@@ -18,6 +18,7 @@
 #include "irtk/vocab/Vocabulary.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/JSON.h"
+#include "irtk/support/ReadFile.h"
 
 #include "Weights.h"
 
@@ -297,12 +298,11 @@ Expected<Vocabulary> Vocabulary::loadFromBuffer(StringRef Text, StringRef Name,
 Expected<Vocabulary> Vocabulary::loadFromFile(StringRef Path,
                                               std::shared_ptr<const Layout> L,
                                               const SectionWeights &W) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
-  StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      support::readFile(Path, "vocabulary");
   if (!Buf)
-    return vocabError(Name,
-                      "cannot read vocabulary: " + Buf.getError().message());
+    return Buf.takeError();
+  StringRef Name = Path == "-" ? StringRef("<stdin>") : Path;
   return loadFromBuffer((*Buf)->getBuffer(), Name, std::move(L), W);
 }
 

@@ -1,0 +1,131 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Class 2 of the hostile inputs: an input that is not a regular file.
+
+Every row names one input of one reader. It runs twice: with a FIFO that
+nobody writes (opening it for reading blocks forever) and with a link to
+/dev/zero (read until memory runs out). Both must be refused at once with
+'<name>: ... not a regular file', a non-zero exit and no output.
+"""
+
+import os
+import sys
+import unittest
+
+import harness
+from harness import INPUTS, host, python, tool
+
+VOCAB = str(INPUTS / "ids2d.json")
+MIR_VOCAB = str(INPUTS / "mir-dim2.json")
+LL = str(INPUTS / "cfg.ll")
+MIR = str(INPUTS / "mir-simple.mir")
+PLUGIN = os.environ.get("IRTK_PLUGIN", "")
+
+
+def plugin_opt(*flags):
+    return host("opt") + ["-load-pass-plugin=" + PLUGIN,
+                          "-passes=default<Oz>", *flags, LL,
+                          "-o", "{out}"]
+
+
+def plugin_llc(*flags):
+    return host("llc") + ["-load-pass-plugin=" + PLUGIN, *flags, LL,
+                          "-o", "{out}"]
+
+
+# (row, the bad input's file name, argv; {bad} is the bad input, {dir} the
+# row's directory, {out} an output that must not appear).
+ROWS = [
+    # llvm-ir2vec
+    ("llvm-ir2vec input", "in.ll",
+     [tool("llvm-ir2vec"), "embeddings", "--ir2vec-vocab-path=" + VOCAB,
+      "{bad}", "-o", "{out}"]),
+    ("llvm-ir2vec --ir2vec-vocab-path", "v.json",
+     [tool("llvm-ir2vec"), "embeddings", "--ir2vec-vocab-path={bad}", LL,
+      "-o", "{out}"]),
+    ("llvm-ir2vec vocabulary's binary form", "v.json.bin",
+     [tool("llvm-ir2vec"), "embeddings", "--ir2vec-vocab-path={dir}/v.json",
+      LL, "-o", "{out}"]),
+    ("llvm-ir2vec corpus description", "corpus_description.json",
+     [tool("llvm-ir2vec"), "embeddings", "--ir2vec-vocab-path=" + VOCAB,
+      "{dir}", "-o", "{out}"]),
+    ("llvm-ir2vec --mode=mir .mir input", "in.mir",
+     [tool("llvm-ir2vec"), "embeddings", "--mode=mir",
+      "--mir2vec-vocab-path=" + MIR_VOCAB, "{bad}", "-o", "{out}"]),
+    ("llvm-ir2vec --mode=mir IR input", "in.ll",
+     [tool("llvm-ir2vec"), "embeddings", "--mode=mir",
+      "--mir2vec-vocab-path=" + MIR_VOCAB, "{bad}", "-o", "{out}"]),
+    ("llvm-ir2vec --mir2vec-vocab-path", "m.json",
+     [tool("llvm-ir2vec"), "embeddings", "--mode=mir",
+      "--mir2vec-vocab-path={bad}", MIR, "-o", "{out}"]),
+    # irtk-vocab
+    ("irtk-vocab validate", "v.json", [tool("irtk-vocab"), "validate",
+                                      "{bad}"]),
+    ("irtk-vocab stats", "v.json", [tool("irtk-vocab"), "stats", "{bad}"]),
+    ("irtk-vocab diff", "v.json",
+     [tool("irtk-vocab"), "diff", "{bad}", VOCAB]),
+    ("irtk-vocab train", "train2id.txt",
+     [tool("irtk-vocab"), "train", "{bad}", "-o", "{out}", "--dim", "2",
+      "--epochs", "1"]),
+    ("irtk-vocab convert", "seed.txt",
+     [tool("irtk-vocab"), "convert", "{bad}", "-o", "{out}"]),
+    ("irtk-vocab pack", "v.json",
+     [tool("irtk-vocab"), "pack", "{bad}", "-o", "{out}"]),
+    # The plugin
+    ("opt -irtk-vocab-path", "v.json",
+     plugin_opt("-irtk-inline-policy=default", "-irtk-inline-log={dir}/l",
+                "-irtk-vocab-path={bad}")),
+    ("llc -irtk-mir-vocab-path", "m.json",
+     plugin_llc("-irtk-mir-after=virtregrewriter",
+                "-irtk-mir-record-embeddings={dir}/e.jsonl",
+                "-irtk-mir-vocab-path={bad}")),
+    # Python
+    ("Python loadVocab", "v.json",
+     python("import ir2vec\nir2vec.loadVocab('{bad}')")),
+    ("Python loadMIRVocab", "m.json",
+     python("import ir2vec\nir2vec.loadMIRVocab('{bad}')")),
+    ("Python initEmbedding", "in.ll",
+     python("import ir2vec\n"
+            f"ir2vec.initEmbedding(filename='{{bad}}', mode=ir2vec."
+            f"IR2VecKind.Symbolic, vocab=ir2vec.loadVocab('{VOCAB}'))")),
+    ("Python initMIREmbedding", "in.mir",
+     python("import ir2vec\n"
+            f"ir2vec.initMIREmbedding(filename='{{bad}}', "
+            f"vocab=ir2vec.loadMIRVocab('{MIR_VOCAB}'))")),
+]
+
+
+def make_bad(kind, path):
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero", path)
+
+
+class NotRegularInputsTest(harness.TableTest):
+    def check_rows(self, rows):
+        for row, name, argv in rows:
+            for kind in ("fifo", "/dev/zero"):
+                with self.subTest(row=row, kind=kind), \
+                        harness.Workdir() as w:
+                    bad = w.file(name)
+                    make_bad(kind, bad)
+                    if name.endswith(".bin"):  # the JSON beside it is good
+                        w.copy(VOCAB, name[:-len(".bin")])
+                    out = w.file("out")
+                    args = [a.replace("{bad}", bad).replace(
+                        "{dir}", str(w.path)).replace("{out}", out)
+                        for a in argv]
+                    r = harness.run(args, w.path)
+                    self.check_refused(f"{row} ({kind})", r,
+                                       [name, "not a regular file"])
+                    self.assertFalse(os.path.exists(out),
+                                     f"{row} ({kind}): wrote {out}")
+
+    def test_rows(self):
+        self.check_rows(ROWS)
+
+
+if __name__ == "__main__":
+    unittest.main()
