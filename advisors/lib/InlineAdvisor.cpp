@@ -463,6 +463,13 @@ static InlineAdvisor *createAdvisor(Module &M, FunctionAnalysisManager &FAM,
   // Nothing reads the embeddings under the default policy without a log,
   // nor with a model that names none of them and no log: then no vocabulary
   // is loaded (the model file read here is not read again).
+  // The trace, written when the advisor ends, must not replace an input.
+  if (!Opts.TracePath.empty())
+    if (Error E =
+            support::checkNotAnInput(Opts.TracePath, Opts.Policy.Inputs)) {
+      ircommon::reportError(M.getContext(), "irtk: " + toString(std::move(E)));
+      return Stock();
+    }
   Expected<PreparedPolicy> Policy = PreparedPolicy::read(Opts.Policy);
   if (!Policy) {
     ircommon::reportError(M.getContext(),

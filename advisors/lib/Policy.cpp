@@ -151,6 +151,8 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec, PreparedPolicy Policy) {
   }
 
   if (!Opts.LogPath.empty()) {
+    if (Error E = support::checkNotAnInput(Opts.LogPath, Opts.Inputs))
+      return std::move(E);
     Expected<std::unique_ptr<support::OutputFile>> F =
         support::OutputFile::open(Opts.LogPath);
     if (!F)

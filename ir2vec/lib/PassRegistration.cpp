@@ -32,6 +32,7 @@ static RecorderOptions recorderOptions(const PassOptions &O,
   RecorderOptions R;
   R.Kind = O.Kind;
   R.OutputPath = O.RecordFile;
+  R.Inputs = O.Inputs;
   R.AttachMetadata = O.RecordMetadata;
   R.PipelinePoint = PipelinePoint.str();
   return R;

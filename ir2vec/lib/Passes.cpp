@@ -181,10 +181,14 @@ PreservedAnalyses EmbeddingRecorderPass::run(Module &M,
   Walker W(*VR.vocabulary(),
            WalkOptions::forLevel(Opts.Kind, LevelKind::Function));
   W.walkModule(M, S);
-  if (!Opts.OutputPath.empty() && !Lines.empty())
-    if (Error Err = appendLocked(Opts.OutputPath, Lines))
+  if (!Opts.OutputPath.empty() && !Lines.empty()) {
+    Error Err = checkNotAnInput(Opts.OutputPath, Opts.Inputs);
+    if (!Err)
+      Err = appendLocked(Opts.OutputPath, Lines);
+    if (Err)
       ircommon::reportError(M.getContext(), "irtk: cannot write embeddings: " +
                                                 toString(std::move(Err)));
+  }
   // Attaching metadata changes no analysis result.
   return PreservedAnalyses::all();
 }

@@ -287,9 +287,34 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
   return T;
 }
 
+Error checkOpcodesOfTarget(const vocab::Vocabulary &V, StringRef Name) {
+  const vocab::Layout &L = V.layout();
+  // The Opcodes section is the first: its entities come first (asked by
+  // section, which a deferred layout answers without being filled).
+  size_t Resolved = 0, Unresolved = 0;
+  for (vocab::EntityId Id = 0; Id < L.size() && L.entitySection(Id) == 0; ++Id)
+    Resolved += V.isPresent(Id);
+  for (const std::string &K : V.unknownKeys())
+    Unresolved += StringRef(K).starts_with("Opcodes.");
+  if (Resolved >= Unresolved)
+    return Error::success();
+  return createStringError(
+      inconvertibleErrorCode(),
+      "%s: %zu of its %zu machine opcodes name no instruction of the %s "
+      "layout: a vocabulary of another target",
+      Name.str().c_str(), Unresolved, Resolved + Unresolved,
+      L.description().str().c_str());
+}
+
 Expected<vocab::Vocabulary>
 loadVocabulary(StringRef Path, const TargetLayout &L, const Weights &W) {
-  return vocab::Vocabulary::load(Path, L.layout(), W.sections());
+  Expected<vocab::Vocabulary> V =
+      vocab::Vocabulary::load(Path, L.layout(), W.sections());
+  if (!V)
+    return V.takeError();
+  if (Error E = checkOpcodesOfTarget(*V, Path))
+    return std::move(E);
+  return V;
 }
 
 Expected<TargetVocabulary> loadTargetVocabulary(StringRef Path,
@@ -310,6 +335,8 @@ Expected<TargetVocabulary> loadTargetVocabulary(StringRef Path,
       W.sections());
   if (!V)
     return V.takeError();
+  if (Error E = checkOpcodesOfTarget(*V, Path))
+    return std::move(E);
   return TargetVocabulary{std::move(T), std::move(*V)};
 }
 

@@ -117,7 +117,10 @@ public:
       std::string Lines;
       raw_string_ostream OS(Lines);
       writeFunctionEmbeddings(MF, *S.Vocabulary, *S.Layout, EO, OS);
-      if (Error E = support::appendLocked(O.RecordFile, Lines))
+      Error E = support::checkNotAnInput(O.RecordFile, O.Inputs);
+      if (!E)
+        E = support::appendLocked(O.RecordFile, Lines);
+      if (E)
         ircommon::reportError(Ctx, "irtk: cannot record MIR embeddings: " +
                                        toString(std::move(E)));
     }

@@ -13,9 +13,25 @@ import os
 import unittest
 
 import harness
-from harness import INPUTS, python, tool
+from harness import INPUTS, host, python, tool
 
 VOCAB = str(INPUTS / "ids2d.json")
+MIR_VOCAB = str(INPUTS / "mir-dim2.json")
+LL = str(INPUTS / "cfg.ll")
+NEVER = str(INPUTS / "advisors" / "never.json")
+EVICT = str(INPUTS / "advisors" / "evict-never.json")
+PLUGIN = os.environ.get("IRTK_PLUGIN", "")
+
+
+def opt(*flags):
+    return host("opt") + ["-load-pass-plugin=" + PLUGIN,
+                          "-passes=default<Oz>", *flags, LL,
+                          "-o", "{dir}/out.bc"]
+
+
+def llc(*flags):
+    return host("llc") + ["-load-pass-plugin=" + PLUGIN, *flags, LL,
+                          "-o", "{dir}/out.s"]
 
 # (row, {name: source file copied into the row's directory}, argv with
 # {dir}; the files copied are the ones that must not change).
@@ -28,7 +44,27 @@ ROWS = [
      [tool("irtk-vocab"), "convert", "{dir}/v.json", "-o", "{dir}/v.json"]),
     ("llvm-ir2vec -o the vocabulary", {"v.json": VOCAB},
      [tool("llvm-ir2vec"), "embeddings", "--ir2vec-vocab-path={dir}/v.json",
-      str(INPUTS / "cfg.ll"), "-o", "{dir}/v.json"]),
+      LL, "-o", "{dir}/v.json"]),
+    # The plugin: every output against every input it names.
+    ("opt -irtk-inline-log=<the model>", {"m.json": NEVER},
+     opt("-irtk-inline-policy=model", "-irtk-inline-model={dir}/m.json",
+         "-irtk-inline-log={dir}/m.json")),
+    ("opt -irtk-inline-log=<the vocabulary>", {"v.json": VOCAB},
+     opt("-irtk-inline-policy=default", "-irtk-vocab-path={dir}/v.json",
+         "-irtk-inline-log={dir}/v.json")),
+    ("opt -irtk-inline-trace=<the model>", {"m.json": NEVER},
+     opt("-irtk-inline-policy=model", "-irtk-inline-model={dir}/m.json",
+         "-irtk-inline-trace={dir}/m.json")),
+    ("opt -irtk-record-embeddings=<the vocabulary>", {"v.json": VOCAB},
+     opt("-irtk-vocab-path={dir}/v.json",
+         "-irtk-record-embeddings={dir}/v.json")),
+    ("llc -irtk-evict-log=<the model>", {"m.json": EVICT},
+     llc("-irtk-evict-policy=model", "-irtk-evict-model={dir}/m.json",
+         "-irtk-evict-log={dir}/m.json")),
+    ("llc -irtk-mir-record-embeddings=<the MIR vocabulary>",
+     {"m.json": MIR_VOCAB},
+     llc("-irtk-mir-after=virtregrewriter", "-irtk-mir-vocab-path={dir}/m.json",
+         "-irtk-mir-record-embeddings={dir}/m.json")),
 ]
 
 

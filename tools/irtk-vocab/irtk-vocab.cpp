@@ -144,13 +144,35 @@ struct LayoutChoice {
   /// The JSON file itself, not its binary form: what validate, stats and
   /// diff report on is the source of truth.
   Expected<Vocabulary> load(const std::string &File) const {
-    if (Target)
-      return Vocabulary::loadFromFile(File, layoutPtr(),
-                                      irtk::mir2vec::Weights().sections());
-    return Vocabulary::loadFromFile(File, layoutPtr(),
-                                    irtk::ir2vec::Weights().sections());
+    return Vocabulary::loadFromFile(File, layoutPtr(), weights());
+  }
+  /// The binary form beside \p File, read as a compiler reads it.
+  Expected<Vocabulary> loadWithBinaryForm(const std::string &File) const {
+    return Vocabulary::load(File, layoutPtr(), weights());
+  }
+  SectionWeights weights() const {
+    return Target ? irtk::mir2vec::Weights().sections()
+                  : irtk::ir2vec::Weights().sections();
   }
 };
+
+/// \p B, read from the binary form \p BName, has the vectors of \p V,
+/// read from its JSON \p VName, bit for bit.
+static Error checkSameVectors(const Vocabulary &B, const Vocabulary &V,
+                              StringRef BName, StringRef VName) {
+  bool Same = B.dimension() == V.dimension() && B.size() == V.size() &&
+              B.unknownKeys() == V.unknownKeys();
+  for (EntityId Id = 0; Same && Id < V.size(); ++Id) {
+    Same = B.isPresent(Id) == V.isPresent(Id);
+    for (unsigned I = 0; Same && I < V.dimension(); ++I)
+      Same = bit_cast<uint64_t>(B.vector(Id)[I]) ==
+             bit_cast<uint64_t>(V.vector(Id)[I]);
+  }
+  if (Same)
+    return Error::success();
+  return inputError(BName + ": does not hold the vectors of " + VName +
+                    "; remake it with `irtk-vocab pack " + VName + "`");
+}
 
 /// Each file's problem is reported as it is met; the others are still
 /// checked.
@@ -177,18 +199,30 @@ static Error runValidate(const LayoutChoice &C,
           << (C.Target ? "an entity of the " + C.layout().description().str()
                        : std::string("an LLVM 22 entity"))
           << "; every vector is zero\n";
+    if (C.Target)
+      if (Error E = irtk::mir2vec::checkOpcodesOfTarget(*V, Name)) {
+        Report(std::move(E));
+        continue;
+      }
     if (Strict) {
       if (Error E = checkComplete(*V, Name)) {
         Report(std::move(E));
         continue;
       }
     }
-    // The binary form beside it, if any, must be this file's.
-    if (F != "-" && sys::fs::exists(Vocabulary::binaryPath(F)))
-      if (Expected<Vocabulary> B = Vocabulary::load(F, C.layoutPtr()); !B) {
+    // The binary form beside it, if any, must be this file's, and hold
+    // its vectors bit for bit.
+    if (F != "-" && sys::fs::exists(Vocabulary::binaryPath(F))) {
+      Expected<Vocabulary> B = C.loadWithBinaryForm(F);
+      if (!B) {
         Report(B.takeError());
         continue;
       }
+      if (Error E = checkSameVectors(*B, *V, Vocabulary::binaryPath(F), F)) {
+        Report(std::move(E));
+        continue;
+      }
+    }
     outs() << Name << ": OK, dimension " << V->dimension() << ", "
            << (V->size() - V->missingEntities().size()) << "/" << V->size()
            << " entities\n";

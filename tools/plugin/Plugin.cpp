@@ -209,6 +209,7 @@ public:
     O.OptionPrefix = "-" + Prefix;
     return O;
   }
+  const std::string &model() const { return Model.getValue(); }
 
 private:
   // The option machinery keeps references to names and descriptions.
@@ -322,6 +323,9 @@ static const std::string &pluginPath() {
 }
 
 /// The ir2vec options as the command line now sets them.
+static std::string shippedInlineModel();
+static std::vector<std::string> pluginInputs();
+
 static PassOptions ir2vecOptions() {
   PassOptions O;
   O.Vocab.Path = VocabPath;
@@ -334,6 +338,7 @@ static PassOptions ir2vecOptions() {
   O.RecordFile = RecordFile;
   O.RecordMetadata = RecordMetadata;
   O.RecordPoint = RecordPoint;
+  O.Inputs = pluginInputs();
   return O;
 }
 
@@ -356,7 +361,25 @@ static irtk::mir2vec::CodeGenPassOptions mir2vecOptions() {
   O.VocabularyPath = MIRVocabPath;
   O.BinaryPath = pluginPath();
   O.VocabularyWeights = mirWeights();
+  O.Inputs = pluginInputs();
   return O;
+}
+
+/// Every file the plugin's options name for reading, with the binary form
+/// each model and vocabulary may have beside it: the plugin's outputs (logs,
+/// the trace, recorded embeddings) must not be one of them.
+static std::vector<std::string> pluginInputs() {
+  std::vector<std::string> In;
+  for (const std::string &P :
+       {VocabPath.getValue(), MIRVocabPath.getValue(), InlineFlags.model(),
+        EvictFlags.model(), shippedInlineModel(), InlineDecisions.getValue(),
+        InlineFollowCallers.getValue()}) {
+    if (P.empty())
+      continue;
+    In.push_back(P);
+    In.push_back(P + ".bin");
+  }
+  return In;
 }
 
 /// Runs whenever llc or clang builds a code generation pipeline, after the
@@ -375,6 +398,7 @@ static std::optional<irtk::advisors::EvictionAdvisorOptions> evictOptions() {
     return std::nullopt;
   irtk::advisors::EvictionAdvisorOptions O;
   O.Policy = *Policy;
+  O.Policy.Inputs = pluginInputs();
   O.Embeddings = EvictEmbeddings;
   if (EvictDeviateAt.getNumOccurrences())
     O.DeviateAt = EvictDeviateAt;
@@ -446,6 +470,7 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
     return std::nullopt;
   irtk::advisors::InlineAdvisorOptions O;
   O.Policy = *Policy;
+  O.Policy.Inputs = pluginInputs();
   if (O.Policy.Kind == PolicyKind::Model && O.Policy.ModelPath.empty())
     O.Policy.ModelPath = shippedInlineModel();
   O.Vocab = ir2vecOptions().Vocab;

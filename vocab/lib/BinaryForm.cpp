@@ -12,7 +12,9 @@
 /// bundled vocabulary reads vectors rather than parsing tens of thousands
 /// of numbers. The JSON stays the source of truth: the binary form records
 /// the size and hash of the JSON it was made from and the checksum of its
-/// layout, and a load checks both. Little-endian, 8-byte aligned:
+/// layout, and a load checks both. A hash of the whole form (its trailer)
+/// catches damage to its own bytes, and every number it holds must be
+/// finite, as in the JSON. Little-endian, 8-byte aligned:
 ///
 ///   "IRTKVOCB"  u32 format  u32 dimension  u32 entities  u32 unknown keys
 ///   u64 layout checksum  u64 source size  u64 source hash (xxh3)
@@ -23,6 +25,7 @@
 ///   u8 present[entities], zero-padded to a multiple of 8
 ///   f64 vectors[present entities * dimension], unweighted, in id order
 ///   unknown keys: u32 length, bytes; each
+///   u64 xxh3 of every byte before it
 ///
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +41,7 @@
 #include "llvm/Support/SwapByteOrder.h"
 #include "llvm/Support/xxhash.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace llvm;
@@ -45,7 +49,7 @@ using namespace llvm;
 namespace irtk::vocab {
 
 static constexpr char Magic[8] = {'I', 'R', 'T', 'K', 'V', 'O', 'C', 'B'};
-static constexpr uint32_t FormatVersion = 2;
+static constexpr uint32_t FormatVersion = 3;
 static constexpr size_t HeaderSize = 56;
 
 static size_t paddedTo8(size_t N) { return (N + 7) & ~size_t(7); }
@@ -65,8 +69,8 @@ StringRef Vocabulary::binaryLayoutTables(StringRef Binary) {
   return Binary.substr(HeaderSize, Size);
 }
 
-void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
-                             StringRef Tables) const {
+void Vocabulary::writeBinaryBody(StringRef Source, raw_ostream &OS,
+                                 StringRef Tables) const {
   assert(llvm::all_of(W, [](float X) { return X == 1.0f; }) &&
          "the binary form holds unweighted vectors");
   using llvm::support::endian::write;
@@ -95,6 +99,17 @@ void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
   }
 }
 
+void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
+                             StringRef Tables) const {
+  // Made in memory: the trailer hashes every byte before it.
+  std::string Bytes;
+  raw_string_ostream BS(Bytes);
+  writeBinaryBody(Source, BS, Tables);
+  OS << Bytes;
+  llvm::support::endian::write<uint64_t>(OS, xxh3_64bits(StringRef(Bytes)),
+                                         llvm::endianness::little);
+}
+
 Expected<Vocabulary> Vocabulary::loadFromBinary(
     StringRef Binary, StringRef Name, StringRef Source, StringRef SourceName,
     std::shared_ptr<const Layout> L, const SectionWeights &W) {
@@ -110,6 +125,17 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   if (Binary.size() < HeaderSize ||
       std::memcmp(Binary.data(), Magic, sizeof(Magic)) != 0)
     return Fail("not the binary form of a vocabulary");
+  if (uint32_t Version = llvm::support::endian::read32le(Binary.data() + 8);
+      Version != FormatVersion)
+    return Fail("binary vocabulary format " + Twine(Version) +
+                ", this irtk reads format " + Twine(FormatVersion));
+  // Before any field is trusted: a flipped bit anywhere is refused here.
+  if (Binary.size() < HeaderSize + 8 ||
+      llvm::support::endian::read64le(Binary.end() - 8) !=
+          xxh3_64bits(Binary.drop_back(8)))
+    return Fail("damaged or truncated (its checksum does not match its "
+                "content)");
+  Binary = Binary.drop_back(8);
   const char *P = Binary.data() + sizeof(Magic);
   auto Next32 = [&] {
     uint32_t V = llvm::support::endian::read32le(P);
@@ -121,10 +147,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
     P += 8;
     return V;
   };
-  uint32_t Version = Next32();
-  if (Version != FormatVersion)
-    return Fail("binary vocabulary format " + Twine(Version) +
-                ", this irtk reads format " + Twine(FormatVersion));
+  (void)Next32(); // The format, checked above.
   uint32_t Dim = Next32(), Entities = Next32(), Unknown = Next32();
   uint64_t LayoutSum = Next64(), SourceSize = Next64(), SourceHash = Next64(),
            TableBytes = Next64();
@@ -135,6 +158,10 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
     return Fail("stale: " + SourceName + " changed since it was made");
   if (Dim == 0)
     return Fail("zero dimension");
+  // A JSON vocabulary of dimension D has at least D characters.
+  if (Dim > SourceSize)
+    return Fail("dimension " + Twine(Dim) + " is larger than " + SourceName +
+                " could hold");
 
   if (TableBytes > Binary.size() - HeaderSize)
     return Fail("truncated");
@@ -147,9 +174,14 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   V.Dim = Dim;
   V.Present.resize(Entities);
   size_t Given = 0;
-  for (EntityId Id = 0; Id < Entities; ++Id)
-    Given += V.Present[Id] = Binary[PresentAt + Id] != 0;
-  if (Binary.size() < VectorsAt + Given * Dim * 8)
+  for (EntityId Id = 0; Id < Entities; ++Id) {
+    uint8_t Flag = Binary[PresentAt + Id];
+    if (Flag > 1)
+      return Fail("entity " + Twine(Id) + " is marked " +
+                  Twine(unsigned(Flag)) + ", neither present nor absent");
+    Given += V.Present[Id] = Flag;
+  }
+  if (Given && (Binary.size() - VectorsAt) / 8 / Given < Dim)
     return Fail("truncated");
   V.Data.assign(size_t(Entities) * Dim, 0.0);
   const char *From = Binary.data() + VectorsAt;
@@ -161,6 +193,16 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   if (!sys::IsLittleEndianHost)
     for (double &D : V.Data)
       D = llvm::bit_cast<double>(llvm::byteswap(llvm::bit_cast<uint64_t>(D)));
+  // As the JSON loader: every element a finite number.
+  for (EntityId Id = 0; Id < Entities; ++Id) {
+    if (!V.Present[Id])
+      continue;
+    const double *Row = V.Data.data() + size_t(Id) * Dim;
+    for (unsigned I = 0; I < Dim; ++I)
+      if (!std::isfinite(Row[I]))
+        return Fail("entity '" + L->entityName(Id) + "', element " + Twine(I) +
+                    " is not finite");
+  }
   // The section weights, applied as loadFromBuffer applies them: to the
   // vectors the file gave (an absent entity's zeros stay +0).
   bool Weighted = llvm::any_of(V.W, [](float X) { return X != 1.0f; });

@@ -9,7 +9,8 @@
 /// \file
 /// The binary form loads the same vocabulary as its JSON, bit for bit and
 /// under any weights, and is refused when made from other JSON, for another
-/// layout, by another format or cut short.
+/// layout, by another format, cut short or damaged, and when the numbers
+/// and fields its checksum vouches for are ones the JSON could not give.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +18,13 @@
 #include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include "../TestHelpers.h"
@@ -146,16 +150,79 @@ TEST(BinaryFormTest, OtherFormatIsRefused) {
   Binary[8] = 1; // the format version, little-endian after the magic
   EXPECT_THAT(binaryError(Binary),
               HasSubstr("v.json.bin: binary vocabulary format 1, this irtk "
-                        "reads format 2"));
+                        "reads format 3"));
   EXPECT_EQ(Vocabulary::binaryLayoutTables(Binary), "");
+}
+
+/// Writes the trailer of \p Binary again, as a form with these bytes would
+/// have it: to reach the checks behind the checksum.
+void reseal(std::string &Binary) {
+  StringRef Body = StringRef(Binary).drop_back(8);
+  support::endian::write64le(Binary.data() + Binary.size() - 8,
+                             xxh3_64bits(Body));
 }
 
 TEST(BinaryFormTest, TruncatedOrTrailingIsRefused) {
   std::string Binary = binaryOf(Source);
   for (size_t Cut : {size_t(60), Binary.size() / 2, Binary.size() - 1})
-    EXPECT_THAT(binaryError(Binary.substr(0, Cut)), HasSubstr("truncated"))
+    EXPECT_THAT(binaryError(Binary.substr(0, Cut)),
+                HasSubstr("damaged or truncated"))
         << Cut;
-  EXPECT_THAT(binaryError(Binary + "x"), HasSubstr("trailing bytes"));
+  EXPECT_THAT(binaryError(Binary + "x"), HasSubstr("damaged or truncated"));
+  // With a trailer that matches, the layout of the content still counts.
+  std::string Longer = Binary + "12345678";
+  reseal(Longer);
+  EXPECT_THAT(binaryError(Longer), HasSubstr("trailing bytes"));
+}
+
+TEST(BinaryFormTest, EveryFlippedBitIsRefused) {
+  // Past the magic and the format, which have their own messages.
+  std::string Binary = binaryOf(Source, "tables!");
+  for (size_t Byte = 12; Byte < Binary.size(); ++Byte)
+    for (unsigned Bit = 0; Bit < 8; ++Bit) {
+      std::string Flipped = Binary;
+      Flipped[Byte] ^= static_cast<char>(1u << Bit);
+      EXPECT_THAT(binaryError(Flipped), HasSubstr("damaged or truncated"))
+          << "byte " << Byte << " bit " << Bit;
+    }
+}
+
+/// The offset of the first vector element in binaryOf(Source): the header
+/// (56 bytes), no tables, and a presence byte per entity padded to 8.
+size_t vectorsAt() {
+  size_t Entities = irLayout()->size();
+  return 56 + ((Entities + 7) & ~size_t(7));
+}
+
+TEST(BinaryFormTest, NumbersThatAreNotFiniteAreRefused) {
+  for (double Bad : {std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity()}) {
+    std::string Binary = binaryOf(Source);
+    // The first present entity's first element (Ret's 1 or Add's 0.1).
+    support::endian::write64le(Binary.data() + vectorsAt(),
+                               bit_cast<uint64_t>(Bad));
+    reseal(Binary);
+    EXPECT_THAT(binaryError(Binary), HasSubstr("', element 0 is not finite"));
+  }
+}
+
+TEST(BinaryFormTest, ADimensionTooLargeForItsSourceIsRefused) {
+  std::string Binary = binaryOf(Source);
+  // The dimension, after the magic and the format: one no JSON of this
+  // size could hold, which must not reach an allocation.
+  support::endian::write32le(Binary.data() + 12, 0x7fffffff);
+  reseal(Binary);
+  EXPECT_THAT(binaryError(Binary),
+              HasSubstr("dimension 2147483647 is larger than v.json could "
+                        "hold"));
+}
+
+TEST(BinaryFormTest, APresenceFlagOtherThanZeroOrOneIsRefused) {
+  std::string Binary = binaryOf(Source);
+  Binary[56] = 7; // entity 0's flag
+  reseal(Binary);
+  EXPECT_THAT(binaryError(Binary),
+              HasSubstr("entity 0 is marked 7, neither present nor absent"));
 }
 
 TEST(BinaryFormTest, LayoutTablesRideAlongUnread) {
@@ -171,9 +238,9 @@ TEST(BinaryFormTest, LayoutTablesRideAlongUnread) {
   IRTK_ASSERT_OK(B);
   for (EntityId Id = 0; Id < A->size(); ++Id)
     EXPECT_EQ(A->vector(Id), B->vector(Id)) << Id;
-  // Tables longer than the file: truncated, for both readers.
+  // Tables longer than the file: refused by both readers.
   std::string Cut = WithTables.substr(0, 60);
-  EXPECT_THAT(binaryError(Cut), HasSubstr("truncated"));
+  EXPECT_THAT(binaryError(Cut), HasSubstr("damaged or truncated"));
   EXPECT_EQ(Vocabulary::binaryLayoutTables(Cut), "");
 }
 

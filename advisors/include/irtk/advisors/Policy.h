@@ -71,6 +71,10 @@ struct PolicyOptions {
   unsigned ChannelTimeout = 60;
   /// Training log to write; empty: none.
   std::string LogPath;
+  /// The files this run reads (models, vocabularies, their binary forms,
+  /// decision files): the log, and any other file the advisor writes, must
+  /// not be one of them (support::checkNotAnInput).
+  std::vector<std::string> Inputs;
   /// How the tool spells the options, for errors ("-irtk-inline-" gives
   /// "-irtk-inline-model=<file>").
   std::string OptionPrefix;

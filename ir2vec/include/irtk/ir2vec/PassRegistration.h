@@ -44,6 +44,8 @@ struct PassOptions {
   std::string RecordFile;
   bool RecordMetadata = false;
   RecordPointKind RecordPoint = RecordPointKind::OptimizerLast;
+  /// The files the tool reads, which RecordFile must not be.
+  std::vector<std::string> Inputs;
 };
 
 /// Registers everything above with \p PB. \p Options is called whenever a

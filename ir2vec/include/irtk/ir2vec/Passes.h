@@ -131,6 +131,9 @@ struct RecorderOptions {
   bool AttachMetadata = false;
   /// Where in the pipeline the pass ran, recorded in each JSON line.
   std::string PipelinePoint;
+  /// The files the run reads, which OutputPath must not be (it would be
+  /// appended to).
+  std::vector<std::string> Inputs;
 };
 
 /// Name of the function metadata EmbeddingRecorderPass attaches.

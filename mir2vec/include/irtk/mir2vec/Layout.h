@@ -176,8 +176,18 @@ struct Weights {
   }
 };
 
+/// Fails when \p V, read from \p Name, is not a vocabulary of its layout's
+/// target: when fewer than half of the keys in its Opcodes section name a
+/// machine opcode of that target (an x86-64 vocabulary for an AArch64
+/// module resolves about a tenth of them; a vocabulary of the target itself
+/// all of them, as its opcodes are the target's own). A vocabulary without
+/// opcode keys passes.
+llvm::Error checkOpcodesOfTarget(const vocab::Vocabulary &V,
+                                 llvm::StringRef Name);
+
 /// Loads the MIR vocabulary at \p Path for layout \p L with \p W, from its
-/// binary form when one is beside it (vocab::Vocabulary::load).
+/// binary form when one is beside it (vocab::Vocabulary::load), and checks
+/// that it is a vocabulary of L's target (checkOpcodesOfTarget).
 llvm::Expected<vocab::Vocabulary> loadVocabulary(llvm::StringRef Path,
                                                  const TargetLayout &L,
                                                  const Weights &W = {});

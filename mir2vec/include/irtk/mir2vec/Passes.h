@@ -49,6 +49,8 @@ struct CodeGenPassOptions {
   Weights VocabularyWeights;
   /// Names the options in messages: "-irtk-mir-after" and so on.
   std::string OptionPrefix = "-irtk-mir-";
+  /// The files the tool reads, which RecordFile must not be.
+  std::vector<std::string> Inputs;
 };
 
 /// Inserts the embedding pass into \p Config, the pipeline of \p TM, after

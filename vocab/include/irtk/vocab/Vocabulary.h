@@ -126,6 +126,10 @@ public:
   const SectionWeights &weights() const { return W; }
 
 private:
+  /// writeBinary without its trailer (the hash of these bytes).
+  void writeBinaryBody(llvm::StringRef Source, llvm::raw_ostream &OS,
+                       llvm::StringRef Tables) const;
+
   Vocabulary() = default;
 
   std::shared_ptr<const Layout> L;
