@@ -28,6 +28,13 @@ def _made(name, argv):
     return path
 
 
+def _written(name, text):
+    path = os.path.join(_DIR, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 @functools.lru_cache(None)
 def log():
     return _made("a.log", [
@@ -40,10 +47,7 @@ def log():
 @functools.lru_cache(None)
 def log_list():
     """A --logs-from list naming a.log beside it."""
-    path = os.path.join(_DIR, "list")
-    with open(path, "w") as f:
-        f.write("a.log\n")
-    return path
+    return _written("list", "a.log\n")
 
 
 @functools.lru_cache(None)
@@ -56,10 +60,7 @@ def checkpoint(perturbations=2):
 @functools.lru_cache(None)
 def rewards():
     """Rewards for a step of checkpoint()'s two candidates."""
-    path = os.path.join(_DIR, "r.txt")
-    with open(path, "w") as f:
-        f.write("1\n2\n")
-    return path
+    return _written("r.txt", "1\n2\n")
 
 
 @functools.lru_cache(None)
@@ -106,7 +107,4 @@ def shifted_model():
 def corpus_description():
     """A corpus of one module (its bitcode need not exist for a run that
     stops before compiling)."""
-    path = os.path.join(_DIR, "corpus_description.json")
-    with open(path, "w") as f:
-        f.write('{"modules": ["a"]}\n')
-    return path
+    return _written("corpus_description.json", '{"modules": ["a"]}\n')
