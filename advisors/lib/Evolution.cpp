@@ -7,18 +7,22 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/Evolution.h"
+#include "irtk/advisors/MLP.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/JSON.h"
 
 #include "Network.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <Eigen/Dense>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace llvm;
@@ -36,6 +40,8 @@ struct EvolutionStrategies::Impl {
   /// start with RelativeNoise).
   VectorXd Scale;
   Adam Optimiser;
+  /// modelFingerprint of the starting model ("": not recorded).
+  std::string Fingerprint;
 
   explicit Impl(EvolutionOptions O) : Opts(O), Optimiser(O.StepSize) {}
 
@@ -77,9 +83,22 @@ EvolutionStrategies &
 EvolutionStrategies::operator=(EvolutionStrategies &&) = default;
 EvolutionStrategies::~EvolutionStrategies() = default;
 
+std::string modelFingerprint(const MLPDescription &M) {
+  MLPDescription Shape = M;
+  Shape.setParameters(std::vector<double>(M.parameters().size(), 0.0));
+  Shape.TrainingJSON.clear();
+  std::string Text;
+  raw_string_ostream OS(Text);
+  Shape.write(OS);
+  std::string Out;
+  raw_string_ostream FS(Out);
+  FS << "xxh3:" << format_hex_no_prefix(xxh3_64bits(Text), 16);
+  return Out;
+}
+
 Expected<EvolutionStrategies>
 EvolutionStrategies::start(std::vector<double> Start, EvolutionOptions Opts,
-                           ArrayRef<bool> Perturbed) {
+                           ArrayRef<bool> Perturbed, StringRef Fingerprint) {
   if (Error E = checkOptions(Opts))
     return E;
   if (!Perturbed.empty() && Perturbed.size() != Start.size())
@@ -87,7 +106,10 @@ EvolutionStrategies::start(std::vector<double> Start, EvolutionOptions Opts,
                    " parameters; the model has " + Twine(Start.size()));
   if (!Perturbed.empty() && llvm::none_of(Perturbed, [](bool B) { return B; }))
     return esError("no parameter is perturbed");
+  if (Start.empty())
+    return esError("the model has no parameters");
   auto I = std::make_unique<Impl>(Opts);
+  I->Fingerprint = Fingerprint.str();
   I->Theta = Eigen::Map<const VectorXd>(Start.data(), Start.size());
   I->Scale = VectorXd::Ones(I->Theta.size());
   if (Opts.RelativeNoise)
@@ -106,6 +128,53 @@ const EvolutionOptions &EvolutionStrategies::options() const { return I->Opts; }
 std::vector<double> EvolutionStrategies::parameters() const {
   return std::vector<double>(I->Theta.data(),
                              I->Theta.data() + I->Theta.size());
+}
+
+StringRef EvolutionStrategies::fingerprint() const { return I->Fingerprint; }
+
+Error EvolutionStrategies::checkModel(const MLPDescription &M,
+                                      StringRef ModelName,
+                                      StringRef CheckpointName) const {
+  size_t Count = M.parameters().size();
+  if (Count != static_cast<size_t>(I->Theta.size()))
+    return esError(ModelName + ": " + Twine(Count) + " parameters; the " +
+                   "checkpoint " + CheckpointName + " has " +
+                   Twine(I->Theta.size()));
+  std::string Fingerprint = modelFingerprint(M);
+  if (!I->Fingerprint.empty() && Fingerprint != I->Fingerprint)
+    return esError(ModelName + ": the checkpoint " + CheckpointName +
+                   " was started from another model (" + I->Fingerprint +
+                   "; this model is " + Fingerprint + ")");
+  return Error::success();
+}
+
+Error EvolutionStrategies::checkModels(const MLPDescription &M,
+                                       StringRef Name) const {
+  MLPDescription C = M;
+  auto Check = [&](const VectorXd &P, const Twine &What) -> Error {
+    C.setParameters(ArrayRef<double>(P.data(), P.size()));
+    return C.checkNumbers((Name + ": " + What).str());
+  };
+  if (Error E = Check(I->Theta, "the current parameters"))
+    return E;
+  MatrixXd Dirs = I->directions();
+  for (Eigen::Index K = 0; K < Dirs.cols(); ++K)
+    for (double Sign : {1.0, -1.0})
+      if (Error E = Check(I->Theta + Sign * I->Opts.Sigma * Dirs.col(K),
+                          "candidate " + Twine(2 * K + (Sign < 0)) +
+                              " (try a smaller sigma)"))
+        return E;
+  if (I->Optimiser.state().Step != 0)
+    return Error::success();
+  // Adam's first update moves each parameter by step size * |g| / (|g| +
+  // eps): checkNumbers bounds magnitudes, so the farthest reach is the
+  // bound of every reachable point.
+  VectorXd Reach = I->Theta.cwiseAbs();
+  for (Eigen::Index P = 0; P < Reach.size(); ++P)
+    if (I->Scale(P) != 0)
+      Reach(P) += I->Opts.StepSize;
+  return Check(Reach, "the parameters after the next update (try a smaller "
+                      "step size)");
 }
 
 std::vector<std::vector<double>> EvolutionStrategies::candidates() const {
@@ -166,7 +235,10 @@ static void writeVector(raw_ostream &OS, const MatrixXd &V) {
 void EvolutionStrategies::save(raw_ostream &OS) const {
   const EvolutionOptions &O = I->Opts;
   const Adam::State &A = I->Optimiser.state();
-  OS << "{\"format\": \"irtk-es\", \"version\": 1,\n \"options\": "
+  OS << "{\"format\": \"irtk-es\", \"version\": 1,\n";
+  if (!I->Fingerprint.empty())
+    OS << " \"model\": " << json::Value(I->Fingerprint) << ",\n";
+  OS << " \"options\": "
      << "{\"perturbations\": " << O.Perturbations << ", \"sigma\": ";
   support::writeJSONNumber(OS, O.Sigma);
   OS << ", \"step_size\": ";
@@ -205,55 +277,91 @@ Expected<EvolutionStrategies> EvolutionStrategies::load(StringRef Text,
   std::optional<bool> Relative = Opt->getBoolean("relative_noise");
   std::optional<int64_t> Seed = Opt->getInteger("seed");
   std::optional<int64_t> Step = Root->getInteger("step");
-  if (!N || *N <= 0 || *N > (1 << 20) || !Sigma || !StepSize || !Relative ||
-      !Seed || !Step || *Step < 0)
-    return Fail("options or step missing or out of range");
+  if (!N || !Sigma || !StepSize || !Relative || !Seed || !Step)
+    return Fail("options or step missing (perturbations, sigma, step_size, "
+                "relative_noise, seed, step)");
+  if (*N <= 0 || *N > (1 << 20))
+    return Fail("options.perturbations: " + Twine(*N) +
+                " is out of range (2 to 2^20)");
+  if (*Seed < 0)
+    return Fail("options.seed: " + Twine(*Seed) + " is negative");
+  // update adds one: the step must stay below the largest unsigned.
+  if (*Step < 0 || *Step >= std::numeric_limits<uint32_t>::max())
+    return Fail("step: " + Twine(*Step) + " is out of range (0 to 2^32 - 2)");
   O.Perturbations = static_cast<unsigned>(*N);
   O.Sigma = *Sigma;
   O.StepSize = *StepSize;
   O.RelativeNoise = *Relative;
   O.Seed = static_cast<uint64_t>(*Seed);
   if (Error E = checkOptions(O))
-    return Fail(toString(std::move(E)));
+    return Fail("options: " + toString(std::move(E)));
 
-  auto Numbers = [&](const json::Object &In, StringRef Key,
-                     VectorXd &Out) -> Error {
+  /// Reads \p Key of \p In, the parameters' count \p Want long (none:
+  /// any), every number finite and, with \p NonNegative, from 0.
+  auto Numbers = [&](const json::Object &In, StringRef Where, StringRef Key,
+                     VectorXd &Out, std::optional<size_t> Want,
+                     bool NonNegative) -> Error {
     const json::Array *A = In.getArray(Key);
     if (!A)
-      return Fail("no '" + Key + "' array");
+      return Fail("no '" + Where + Key + "' array");
+    if (Want && A->size() != *Want)
+      return Fail(Where + Key + ": " + Twine(A->size()) + " numbers; the " +
+                  "parameters are " + Twine(*Want));
     Out.resize(A->size());
     for (size_t K = 0; K < A->size(); ++K) {
       std::optional<double> X = (*A)[K].getAsNumber();
       if (!X || !std::isfinite(*X))
-        return Fail(Key + "[" + Twine(K) + "]: expected a finite number");
+        return Fail(Where + Key + "[" + Twine(K) +
+                    "]: expected a finite number");
+      if (NonNegative && *X < 0)
+        return Fail(Where + Key + "[" + Twine(K) + "]: is negative");
       Out(K) = *X;
     }
     return Error::success();
   };
   auto I = std::make_unique<Impl>(O);
   I->Step = static_cast<unsigned>(*Step);
-  if (Error E = Numbers(*Root, "parameters", I->Theta))
+  if (const json::Value *F = Root->get("model")) {
+    std::optional<StringRef> S = F->getAsString();
+    if (!S || !S->starts_with("xxh3:") || S->size() != 21 ||
+        S->drop_front(5).find_first_not_of("0123456789abcdef") !=
+            StringRef::npos)
+      return Fail("model: expected a fingerprint 'xxh3:' and 16 hex digits");
+    I->Fingerprint = S->str();
+  }
+  if (Error E = Numbers(*Root, "", "parameters", I->Theta, std::nullopt,
+                        /*NonNegative=*/false))
     return E;
-  if (Error E = Numbers(*Root, "noise_scale", I->Scale))
+  size_t P = I->Theta.size();
+  if (P == 0)
+    return Fail("parameters: none");
+  if (Error E = Numbers(*Root, "", "noise_scale", I->Scale, P,
+                        /*NonNegative=*/true))
     return E;
+  if (I->Scale.isZero())
+    return Fail("noise_scale: every scale is 0 (no parameter is perturbed)");
   const json::Object *AdamObj = Root->getObject("adam");
   if (!AdamObj)
     return Fail("no 'adam' state");
-  VectorXd M, Vv;
-  if (Error E = Numbers(*AdamObj, "m", M))
-    return E;
-  if (Error E = Numbers(*AdamObj, "v", Vv))
-    return E;
   std::optional<int64_t> T = AdamObj->getInteger("t");
-  size_t P = I->Theta.size();
-  if (!T || *T < 0 || I->Scale.size() != static_cast<Eigen::Index>(P) ||
-      M.size() != Vv.size() ||
-      (M.size() && M.size() != static_cast<Eigen::Index>(P)))
-    return Fail("the parameters, noise scale and optimiser state do not "
-                "match");
+  if (!T || *T < 0 || *T > *Step)
+    return Fail("adam.t: expected Adam's step count, from 0 to the step (" +
+                Twine(*Step) + ")");
+  const json::Array *MArray = AdamObj->getArray("m");
+  bool Moved = MArray && !MArray->empty();
+  if (Moved != (*T > 0))
+    return Fail("adam: moments without a step, or steps without moments");
+  VectorXd M, Vv;
+  std::optional<size_t> Want = Moved ? P : 0;
+  if (Error E = Numbers(*AdamObj, "adam.", "m", M, Want,
+                        /*NonNegative=*/false))
+    return E;
+  if (Error E = Numbers(*AdamObj, "adam.", "v", Vv, Want,
+                        /*NonNegative=*/true))
+    return E;
   Adam::State S;
   S.Step = static_cast<uint64_t>(*T);
-  if (M.size()) {
+  if (Moved) {
     S.M.push_back(M);
     S.V.push_back(Vv);
   }

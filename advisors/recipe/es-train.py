@@ -61,6 +61,7 @@ import argparse
 import contextlib
 import functools
 import json
+import math
 import os
 import random
 import shutil
@@ -203,8 +204,32 @@ def residual_model(warm, keep_hidden=False):
     return m
 
 
-def train(argv, check=True):
-    subprocess.run([TRAIN] + argv, check=check)
+def train(argv):
+    """Runs irtk-train; its refusal (a model or checkpoint it will not
+    write, a file it cannot use) ends the run with its one error line."""
+    p = subprocess.run([TRAIN] + argv, stderr=subprocess.PIPE, text=True)
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    if p.returncode == 0:
+        for line in lines:  # warnings
+            print(line, file=sys.stderr, flush=True)
+        return
+    raise SystemExit(lines[-1] if lines else
+                     f"irtk-train {argv[0]} failed (exit {p.returncode})")
+
+
+def check_options(args):
+    """The options irtk-train would refuse, refused before anything is
+    recorded (a NaN in search.json would refuse every later run)."""
+    if args.steps < 0:
+        raise SystemExit("--steps must be 0 or more")
+    if args.perturbations < 2 or args.perturbations % 2:
+        raise SystemExit("--perturbations must be even and at least 2")
+    for name, value in (("--sigma", args.sigma),
+                        ("--step-size", args.step_size)):
+        if not (math.isfinite(value) and value > 0):
+            raise SystemExit(f"{name} must be a positive number, not {value}")
+    if args.seed < 0:
+        raise SystemExit("--seed must be 0 or more")
 
 
 def find_train(given):
@@ -261,6 +286,7 @@ def main():
     if args.shared:
         args.shared = os.path.abspath(args.shared)
     warm = args.model
+    check_options(args)
     if args.keep_hidden and not args.residual:
         raise SystemExit("--keep-hidden needs --residual")
     if args.residual:
@@ -270,14 +296,12 @@ def main():
         if not os.path.exists(args.model):
             recipelib.write_file(args.model, json.dumps(start))
     modules = recipelib.search_modules(args)
-    if args.steps < 0:
-        raise SystemExit("--steps must be 0 or more")
     if not 0 <= args.modules_per_step <= len(modules):
         raise SystemExit(f"--modules-per-step must be 0 to {len(modules)} "
                          "(the modules of the corpus sample)")
     # What the records depend on (--steps and --jobs do not: a longer run
     # continues a shorter one).
-    recipelib.check_parameters(args.out, {
+    params = {
         "corpus": os.path.abspath(args.corpus), "sample": args.sample,
         "model": args.model, "perturbations": args.perturbations,
         "sigma": args.sigma, "step size": args.step_size,
@@ -289,7 +313,22 @@ def main():
         **({"modules per step": args.modules_per_step}
            if args.modules_per_step else {}),
         **({"keep hidden": True} if args.keep_hidden else {}),
-        **({"layers": args.layers} if args.layers else {})})
+        **({"layers": args.layers} if args.layers else {})}
+    # Another run's records are refused before anything is written; a
+    # start irtk-train refuses (a sigma whose candidates overflow, say)
+    # records nothing.
+    if os.path.exists(os.path.join(args.out, recipelib.PARAMETERS)):
+        recipelib.check_parameters(args.out, params)
+    checkpoint = os.path.join(args.out, "checkpoint.json")
+    if not os.path.exists(checkpoint):
+        os.makedirs(args.out, exist_ok=True)
+        es = ["--perturbations", str(args.perturbations),
+              "--sigma", repr(args.sigma), "--step-size", repr(args.step_size),
+              "--seed", str(args.seed)]
+        train(["es-start", "--model", args.model, "-o", checkpoint] + es +
+              (["--relative-noise"] if args.relative_noise else []) +
+              (["--layers", args.layers] if args.layers else []))
+    recipelib.check_parameters(args.out, params)
 
     with contextlib.ExitStack() as stack:
         client = None
@@ -311,6 +350,17 @@ def step_modules(args, modules, step):
     return [m for i, m in enumerate(modules) if i in chosen]
 
 
+def warn_disappeared(args, modules, gone):
+    """Says once per module that its bitcode is gone since the run started:
+    its compiles fail, and every candidate scores -1 on it."""
+    for m in modules:
+        path = os.path.join(args.corpus, m + ".bc")
+        if m not in gone and not os.path.exists(path):
+            gone.add(m)
+            print(f"warning: {path}: the module disappeared during the run; "
+                  "its compiles fail (reward -1)", file=sys.stderr, flush=True)
+
+
 def evolve(args, modules, run):
     """The steps still to do, then the progress table and the model; `run`
     maps a task over items (locally or on Dask)."""
@@ -322,14 +372,7 @@ def evolve(args, modules, run):
                          f"({len(failed)} modules); see its record")
 
     checkpoint = os.path.join(args.out, "checkpoint.json")
-    if not os.path.exists(checkpoint):
-        es = ["--perturbations", str(args.perturbations),
-              "--sigma", repr(args.sigma), "--step-size", repr(args.step_size),
-              "--seed", str(args.seed)]
-        train(["es-start", "--model", args.model, "-o", checkpoint] + es +
-              (["--relative-noise"] if args.relative_noise else []) +
-              (["--layers", args.layers] if args.layers else []))
-
+    gone = set()
     for step in range(args.steps):
         if read_step(checkpoint) > step:
             continue
@@ -337,13 +380,14 @@ def evolve(args, modules, run):
         train(["es-candidates", "--model", args.model,
                "--checkpoint", checkpoint, "-o", out])
         judged = step_modules(args, modules, step)
+        warn_disappeared(args, judged, gone)
         items = [(c, m) for c in range(args.perturbations) for m in judged]
         texts = run(functools.partial(candidate_task, args, step), items)
         rewards = [sum(reward(texts.get((c, m)), oz[m]) for m in judged) /
                    len(judged) for c in range(args.perturbations)]
         recipelib.write_file(os.path.join(out, "rewards.txt"),
                              "".join(f"{r!r}\n" for r in rewards))
-        train(["es-update", "--checkpoint", checkpoint,
+        train(["es-update", "--checkpoint", checkpoint, "--model", args.model,
                "--rewards", os.path.join(out, "rewards.txt")])
         line = (f"step {step + 1}/{args.steps}: mean reward "
                 f"{sum(rewards) / len(rewards):+.5f}, best {max(rewards):+.5f}")

@@ -14,6 +14,7 @@ import sys
 import unittest
 
 import harness
+import trained
 from harness import INPUTS, host, python, tool
 
 VOCAB = str(INPUTS / "ids2d.json")
@@ -21,6 +22,11 @@ MIR_VOCAB = str(INPUTS / "mir-dim2.json")
 LL = str(INPUTS / "cfg.ll")
 MIR = str(INPUTS / "mir-simple.mir")
 PLUGIN = os.environ.get("IRTK_PLUGIN", "")
+MODEL = trained.MODEL
+EVICT_MODEL = str(INPUTS / "advisors" / "evict-never.json")
+TRAIN = tool("irtk-train")
+FIT = [TRAIN, "fit", "--advisor", "inline", "--hidden", "2", "--epochs", "1",
+       "--quiet", "-o", "{out}"]
 
 
 def plugin_opt(*flags):
@@ -34,8 +40,9 @@ def plugin_llc(*flags):
                           "-o", "{out}"]
 
 
-# (row, the bad input's file name, argv; {bad} is the bad input, {dir} the
-# row's directory, {out} an output that must not appear).
+# (row, the bad input's file name, argv[, {name: file copied into the row's
+# directory, or a function that makes it}]; {bad} is the bad input, {dir}
+# the row's directory, {out} an output that must not appear).
 ROWS = [
     # llvm-ir2vec
     ("llvm-ir2vec input", "in.ll",
@@ -93,6 +100,60 @@ ROWS = [
      python("import ir2vec\n"
             f"ir2vec.initMIREmbedding(filename='{{bad}}', "
             f"vocab=ir2vec.loadMIRVocab('{MIR_VOCAB}'))")),
+    # irtk-train
+    ("irtk-train dump", "a.log", [TRAIN, "dump", "{bad}"]),
+    ("irtk-train fit", "a.log", FIT + ["{bad}"]),
+    ("irtk-train fit --logs-from", "list", FIT + ["--logs-from", "{bad}"]),
+    ("irtk-train fit, a log its --logs-from list names", "a.log",
+     FIT + ["--logs-from", "{dir}/list"], {"list": trained.log_list}),
+    ("irtk-train eval --model", "m.json",
+     [TRAIN, "eval", "--model", "{bad}", "{dir}/a.log"],
+     {"a.log": trained.log}),
+    ("irtk-train eval, the model's binary form", "m.json.bin",
+     [TRAIN, "eval", "--model", "{dir}/m.json", "{dir}/a.log"],
+     {"m.json": MODEL, "a.log": trained.log}),
+    ("irtk-train pack", "m.json", [TRAIN, "pack", "{bad}", "-o", "{out}"]),
+    ("irtk-train es-start --model", "m.json",
+     [TRAIN, "es-start", "--model", "{bad}", "-o", "{out}"]),
+    ("irtk-train es-start, the model's binary form", "m.json.bin",
+     [TRAIN, "es-start", "--model", "{dir}/m.json", "-o", "{out}"],
+     {"m.json": MODEL}),
+    ("irtk-train es-candidates --model", "m.json",
+     [TRAIN, "es-candidates", "--model", "{bad}", "--checkpoint",
+      "{dir}/c.json", "-o", "{out}"], {"c.json": trained.checkpoint}),
+    ("irtk-train es-candidates --checkpoint", "c.json",
+     [TRAIN, "es-candidates", "--model", MODEL, "--checkpoint", "{bad}",
+      "-o", "{out}"]),
+    ("irtk-train es-update --checkpoint", "c.json",
+     [TRAIN, "es-update", "--checkpoint", "{bad}", "--rewards",
+      "{dir}/r.txt"]),
+    ("irtk-train es-update --rewards", "r.txt",
+     [TRAIN, "es-update", "--checkpoint", "{dir}/c.json", "--rewards",
+      "{bad}"], {"c.json": trained.checkpoint}),
+    ("irtk-train es-update --model", "m.json",
+     [TRAIN, "es-update", "--checkpoint", "{dir}/c.json", "--rewards",
+      "{dir}/r.txt", "--model", "{bad}"],
+     {"c.json": trained.checkpoint, "r.txt": trained.rewards}),
+    # The plugin's advisors
+    ("opt -irtk-inline-model", "m.json",
+     plugin_opt("-irtk-inline-policy=model", "-irtk-inline-embedding=none",
+                "-irtk-inline-model={bad}")),
+    ("opt -irtk-inline-model's binary form", "m.json.bin",
+     plugin_opt("-irtk-inline-policy=model", "-irtk-inline-embedding=none",
+                "-irtk-inline-model={dir}/m.json"), {"m.json": MODEL}),
+    ("llc -irtk-evict-model", "m.json",
+     plugin_llc("-O2", "-irtk-evict-policy=model",
+                "-irtk-evict-model={bad}")),
+    ("llc -irtk-evict-model's binary form", "m.json.bin",
+     plugin_llc("-O2", "-irtk-evict-policy=model",
+                "-irtk-evict-model={dir}/m.json"), {"m.json": EVICT_MODEL}),
+    ("opt -irtk-inline-decisions", "d.txt",
+     plugin_opt("-irtk-inline-policy=default", "-irtk-inline-embedding=none",
+                "-irtk-inline-decisions={bad}")),
+    ("opt -irtk-inline-follow-callers", "callers.txt",
+     plugin_opt("-irtk-inline-policy=default", "-irtk-inline-embedding=none",
+                "-irtk-inline-teachers=-100000",
+                "-irtk-inline-follow-callers={bad}")),
 ]
 
 
@@ -105,7 +166,7 @@ def make_bad(kind, path):
 
 class NotRegularInputsTest(harness.TableTest):
     def check_rows(self, rows):
-        for row, name, argv in rows:
+        for row, name, argv, *extra in rows:
             for kind in ("fifo", "/dev/zero"):
                 with self.subTest(row=row, kind=kind), \
                         harness.Workdir() as w:
@@ -113,6 +174,9 @@ class NotRegularInputsTest(harness.TableTest):
                     make_bad(kind, bad)
                     if name.endswith(".bin"):  # the JSON beside it is good
                         w.copy(VOCAB, name[:-len(".bin")])
+                    for other, source in (extra[0] if extra else {}).items():
+                        w.copy(source() if callable(source) else source,
+                               other)
                     out = w.file("out")
                     args = [a.replace("{bad}", bad).replace(
                         "{dir}", str(w.path)).replace("{out}", out)

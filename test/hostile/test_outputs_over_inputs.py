@@ -13,6 +13,7 @@ import os
 import unittest
 
 import harness
+import trained
 from harness import INPUTS, host, python, tool
 
 VOCAB = str(INPUTS / "ids2d.json")
@@ -21,6 +22,9 @@ LL = str(INPUTS / "cfg.ll")
 NEVER = str(INPUTS / "advisors" / "never.json")
 EVICT = str(INPUTS / "advisors" / "evict-never.json")
 PLUGIN = os.environ.get("IRTK_PLUGIN", "")
+MODEL = trained.MODEL
+FIT = [tool("irtk-train"), "fit", "--advisor", "inline", "--hidden", "2",
+       "--epochs", "1", "--quiet"]
 
 
 def opt(*flags):
@@ -33,8 +37,10 @@ def llc(*flags):
     return host("llc") + ["-load-pass-plugin=" + PLUGIN, *flags, LL,
                           "-o", "{dir}/out.s"]
 
-# (row, {name: source file copied into the row's directory}, argv with
-# {dir}; the files copied are the ones that must not change).
+
+# (row, {name: source file copied into the row's directory, or a function
+# that makes it}, argv with {dir}; the files copied are the ones that must
+# not change).
 ROWS = [
     ("irtk-vocab pack -o the vocabulary", {"v.json": VOCAB},
      [tool("irtk-vocab"), "pack", "{dir}/v.json", "-o", "{dir}/v.json"]),
@@ -65,6 +71,41 @@ ROWS = [
      {"m.json": MIR_VOCAB},
      llc("-irtk-mir-after=virtregrewriter", "-irtk-mir-vocab-path={dir}/m.json",
          "-irtk-mir-record-embeddings={dir}/m.json")),
+    # irtk-train
+    ("irtk-train pack -o the model", {"m.json": MODEL},
+     [tool("irtk-train"), "pack", "{dir}/m.json", "-o", "{dir}/m.json"]),
+    ("irtk-train fit -o its log", {"a.log": trained.log},
+     FIT + ["-o", "{dir}/a.log", "{dir}/a.log"]),
+    ("irtk-train fit -o another path to its log", {"a.log": trained.log},
+     FIT + ["-o", "{dir}/./a.log", "{dir}/a.log"]),
+    ("irtk-train fit -o its --logs-from list",
+     {"a.log": trained.log, "list": trained.log_list},
+     FIT + ["-o", "{dir}/list", "--logs-from", "{dir}/list"]),
+    ("irtk-train fit -o a log its --logs-from list names",
+     {"a.log": trained.log, "list": trained.log_list},
+     FIT + ["-o", "{dir}/a.log", "--logs-from", "{dir}/list"]),
+    ("irtk-train fit -o a model whose binary form is its log",
+     {"m.json.bin": trained.log},
+     FIT + ["-o", "{dir}/m.json", "{dir}/m.json.bin"]),
+    ("irtk-train es-start -o its model", {"m.json": MODEL},
+     [tool("irtk-train"), "es-start", "--model", "{dir}/m.json", "-o",
+      "{dir}/m.json"]),
+    ("irtk-train es-candidates -o the directory of its model",
+     {"current.json": MODEL, "c.json": trained.checkpoint},
+     [tool("irtk-train"), "es-candidates", "--model", "{dir}/current.json",
+      "--checkpoint", "{dir}/c.json", "-o", "{dir}"]),
+    ("irtk-train es-candidates -o the directory of its checkpoint",
+     {"m.json": MODEL, "candidate-1.json": trained.checkpoint},
+     [tool("irtk-train"), "es-candidates", "--model", "{dir}/m.json",
+      "--checkpoint", "{dir}/candidate-1.json", "-o", "{dir}"]),
+    ("irtk-train es-update --rewards its checkpoint",
+     {"c.json": trained.checkpoint},
+     [tool("irtk-train"), "es-update", "--checkpoint", "{dir}/c.json",
+      "--rewards", "{dir}/c.json"]),
+    ("irtk-train es-update --model its checkpoint",
+     {"c.json": trained.checkpoint},
+     [tool("irtk-train"), "es-update", "--checkpoint", "{dir}/c.json",
+      "--model", "{dir}/c.json", "--rewards", "{dir}/r.txt"]),
 ]
 
 
@@ -73,7 +114,7 @@ class OutputsOverInputsTest(harness.TableTest):
         for row, files, argv in rows:
             with self.subTest(row=row), harness.Workdir() as w:
                 for name, source in files.items():
-                    w.copy(source, name)
+                    w.copy(source() if callable(source) else source, name)
                 named = [w.file(n) for n in files]
                 named += [p + ".bin" for p in named]
                 before = harness.snapshot(named)

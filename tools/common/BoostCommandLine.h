@@ -49,18 +49,27 @@ inline boost::program_options::parsed_options parseArguments(
 /// Stores a subcommand's arguments (\p Argv from index 2) into the
 /// variables \p Desc names. Returns Boost's error message, or "" when the
 /// arguments were stored; \p Help is set when --help was among them (the
-/// variables are then left unset).
+/// variables are then left unset). With \p RefuseEmptyValues, a string
+/// option given an empty value (--sigma '') is an error, for tools whose
+/// empty string means "not given".
 inline std::string storeSubcommandArguments(
     int Argc, char **Argv,
     const boost::program_options::options_description &Desc,
     const boost::program_options::positional_options_description &Positional,
-    bool &Help) {
+    bool &Help, bool RefuseEmptyValues = false) {
   namespace po = boost::program_options;
   try {
     po::variables_map VM;
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
     po::store(parseArguments(Args, Desc, Positional), VM);
     Help = VM.count("help") > 0;
+    if (RefuseEmptyValues)
+      for (const auto &[Name, Value] : VM) {
+        // An empty value would read as the option's default.
+        const auto *Text = boost::any_cast<std::string>(&Value.value());
+        if (Text && Text->empty())
+          return "invalid --" + Name + " ''; expected a value";
+      }
     if (!Help)
       po::notify(VM);
   } catch (const std::exception &E) {

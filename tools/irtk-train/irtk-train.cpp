@@ -33,6 +33,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "BoostCommandLine.h"
@@ -71,7 +72,8 @@ static const char *const Usage =
     "<checkpoint.json>\n"
     "                  -o <dir>\n"
     "       irtk-train es-update --checkpoint <checkpoint.json> --rewards "
-    "<file>\n";
+    "<file>\n"
+    "                  [--model <model.json>]\n";
 
 namespace {
 enum class CommandKind {
@@ -141,10 +143,11 @@ static Error readLogList(StringRef Path, std::vector<std::string> &Logs,
     return createStringError(inconvertibleErrorCode(),
                              Path + Where + ": " + Msg);
   };
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileOrSTDIN(Path);
+  // "-" is standard input (ReadOptions' default).
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      irtk::support::readFile(Path, "log list");
   if (!Buf)
-    return Fail("", "cannot read: " + Buf.getError().message());
+    return Buf.takeError();
   StringRef Dir = Path == "-" ? "" : sys::path::parent_path(Path);
   SmallVector<StringRef> Lines;
   (*Buf)->getBuffer().split(Lines, '\n');
@@ -206,7 +209,9 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("help,h", "Display usage")
     ("output,o", po::value<std::string>(&O.Output),
      "Model to write (fit; pack: its binary form, default beside it)")
-    ("model", po::value<std::string>(&O.Model), "Model to evaluate (eval)")
+    ("model", po::value<std::string>(&O.Model),
+     "Model to evaluate (eval), to search from (es-*; es-update: to check "
+     "the next candidates against)")
     ("advisor", po::value<std::string>(&O.Advisor),
      "inline or evict (fit, features)")
     ("logs-from", po::value<std::string>(&LogsFrom),
@@ -271,7 +276,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   Pos.add("input", -1);
   bool Help = false;
   if (std::string Msg =
-          irtk::tools::storeSubcommandArguments(Argc, Argv, Desc, Pos, Help);
+          irtk::tools::storeSubcommandArguments(Argc, Argv, Desc, Pos, Help,
+                                                /*RefuseEmptyValues=*/true);
       !Msg.empty())
     return UsageError(Msg);
   if (Help)
@@ -536,24 +542,54 @@ static Error packModel(StringRef Text, StringRef Name, StringRef Output) {
 
 /// Writes \p M to \p Path and, when the file there had a binary form
 /// (pack), that form again: a model rewritten in place never leaves a
-/// stale binary form for compilers to refuse.
+/// stale binary form for compilers to refuse. Both appear or neither
+/// changes (a binary form that cannot be written, a directory say, leaves
+/// the model as it was).
 static Error writeModel(const MLPDescription &M, StringRef Path) {
   std::string Text;
   raw_string_ostream TS(Text);
   M.write(TS);
-  if (Error E = irtk::support::writeOutputFile(Path, [&](raw_ostream &OS) {
-        OS << Text;
-        return Error::success();
-      }))
-    return E;
+  Expected<std::unique_ptr<irtk::support::OutputFile>> Model =
+      irtk::support::OutputFile::open(Path);
+  if (!Model)
+    return Model.takeError();
+  (*Model)->os() << Text;
   std::string Binary = MLPDescription::binaryPath(Path);
   if (Path == "-" || !sys::fs::exists(Binary))
-    return Error::success();
-  Error E = packModel(Text, Path, Binary);
-  // A binary form that no longer matches would only be refused.
-  if (E)
-    sys::fs::remove(Binary);
-  return E;
+    return (*Model)->commit();
+  // The description that loading the text gives.
+  Expected<MLPDescription> Loaded = MLPDescription::parse(Text, Path);
+  if (!Loaded)
+    return Loaded.takeError();
+  Expected<std::unique_ptr<irtk::support::OutputFile>> Packed =
+      irtk::support::OutputFile::open(Binary);
+  if (!Packed)
+    return Packed.takeError();
+  Loaded->writeBinary(Text, (*Packed)->os());
+  return irtk::support::OutputFile::commitAll({Model->get(), Packed->get()});
+}
+
+/// Fails when one of the models \p Outputs, or the binary form beside it
+/// (writeModel), would replace one of \p Inputs or is a directory: checked
+/// before anything is written, so that a run that writes several models
+/// stops before the first.
+static Error checkModelOutputs(ArrayRef<std::string> Outputs,
+                               ArrayRef<std::string> Inputs) {
+  for (const std::string &Out : Outputs)
+    for (const std::string &Written : {Out, MLPDescription::binaryPath(Out)}) {
+      if (Error E = irtk::support::checkNotAnInput(Written, Inputs))
+        return E;
+      if (Written != "-" && sys::fs::is_directory(Written))
+        return createStringError(inconvertibleErrorCode(),
+                                 "cannot write '%s': is a directory",
+                                 Written.c_str());
+    }
+  return Error::success();
+}
+
+/// \p Path, the model file, and its binary form: what loading it reads.
+static std::vector<std::string> modelFiles(StringRef Path) {
+  return {Path.str(), MLPDescription::binaryPath(Path)};
 }
 
 /// es-start --layers: one flag per parameter of \p M (in the order of
@@ -584,12 +620,14 @@ static Expected<SmallVector<bool, 0>> perturbedLayers(const MLPDescription &M,
 
 /// pack: the binary form of O.Model, beside it unless -o names another.
 static Error runPack(const TrainOptions &O) {
+  std::string Output =
+      O.Output.empty() ? MLPDescription::binaryPath(O.Model) : O.Output;
+  if (Error E = irtk::support::checkNotAnInput(Output, {O.Model}))
+    return E;
   Expected<std::unique_ptr<MemoryBuffer>> Buf =
       irtk::support::readFile(O.Model, "model");
   if (!Buf)
     return Buf.takeError();
-  std::string Output =
-      O.Output.empty() ? MLPDescription::binaryPath(O.Model) : O.Output;
   if (Error E = packModel((*Buf)->getBuffer(), O.Model, Output))
     return E;
   if (!O.Quiet)
@@ -605,34 +643,87 @@ static Error writeModelWith(const MLPDescription &M, ArrayRef<double> P,
   return writeModel(C, Path);
 }
 
+/// Checks that \p ES is a run of \p M (named \p Name); a checkpoint from
+/// before fingerprints were kept is used with a warning.
+static Error checkRunOf(const EvolutionStrategies &ES, const MLPDescription &M,
+                        StringRef Name, StringRef Checkpoint) {
+  if (Error E = ES.checkModel(M, Name, Checkpoint))
+    return E;
+  if (ES.fingerprint().empty())
+    WithColor::warning(errs(), ToolName)
+        << Checkpoint
+        << ": no model fingerprint (an older checkpoint): not checked "
+           "against "
+        << Name << "\n";
+  return Error::success();
+}
+
+/// es-update: the rewards file, one number a line.
+static Expected<std::vector<double>> readRewards(StringRef Path) {
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      irtk::support::readFile(Path, "rewards");
+  if (!Buf)
+    return Buf.takeError();
+  std::vector<double> Rewards;
+  SmallVector<StringRef> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (size_t K = 0; K < Lines.size(); ++K) {
+    double R = 0;
+    if (Lines[K].trim().getAsDouble(R))
+      return createStringError(inconvertibleErrorCode(),
+                               "%s:%zu: expected a number", Path.str().c_str(),
+                               K + 1);
+    Rewards.push_back(R);
+  }
+  return Rewards;
+}
+
+/// es-update: the next step from the rewards; with --model, a checkpoint
+/// whose next candidates could not be loaded is not written.
+static Error runUpdate(const TrainOptions &O) {
+  std::vector<std::string> Inputs = {O.Rewards};
+  if (!O.Model.empty())
+    llvm::append_range(Inputs, modelFiles(O.Model));
+  if (Error E = irtk::support::checkNotAnInput(O.Checkpoint, Inputs))
+    return E;
+  Expected<EvolutionStrategies> ES = loadCheckpoint(O.Checkpoint);
+  if (!ES)
+    return ES.takeError();
+  std::optional<MLPDescription> M;
+  if (!O.Model.empty()) {
+    Expected<MLPDescription> Loaded = MLPDescription::load(O.Model);
+    if (!Loaded)
+      return Loaded.takeError();
+    if (Error E = checkRunOf(*ES, *Loaded, O.Model, O.Checkpoint))
+      return E;
+    M = std::move(*Loaded);
+  }
+  Expected<std::vector<double>> Rewards = readRewards(O.Rewards);
+  if (!Rewards)
+    return Rewards.takeError();
+  if (Error E = ES->update(*Rewards))
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             O.Rewards.c_str(), toString(std::move(E)).c_str());
+  if (M)
+    if (Error E = ES->checkModels(
+            *M,
+            (O.Checkpoint + ": not written: step " + Twine(ES->step())).str()))
+      return E;
+  return writeCheckpoint(O.Checkpoint, *ES);
+}
+
 /// es-start, es-candidates, es-update: one step of evolution strategies is
 /// es-candidates (the perturbed models), the caller's compiles with each,
 /// and es-update with their rewards; the checkpoint holds the whole state.
+/// No command writes what the next would refuse: a model that could not be
+/// loaded (its numbers overflow), or a checkpoint whose candidates could
+/// not.
 static Error runEvolution(const TrainOptions &O) {
-  if (O.Command == CommandKind::ESUpdate) {
-    Expected<EvolutionStrategies> ES = loadCheckpoint(O.Checkpoint);
-    if (!ES)
-      return ES.takeError();
-    Expected<std::unique_ptr<MemoryBuffer>> Buf =
-        irtk::support::readFile(O.Rewards, "rewards");
-    if (!Buf)
-      return Buf.takeError();
-    std::vector<double> Rewards;
-    SmallVector<StringRef> Lines;
-    (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-    for (size_t K = 0; K < Lines.size(); ++K) {
-      double R = 0;
-      if (Lines[K].trim().getAsDouble(R))
-        return createStringError(inconvertibleErrorCode(),
-                                 "%s:%zu: expected a number", O.Rewards.c_str(),
-                                 K + 1);
-      Rewards.push_back(R);
-    }
-    if (Error E = ES->update(Rewards))
-      return createStringError(inconvertibleErrorCode(), "%s: %s",
-                               O.Rewards.c_str(),
-                               toString(std::move(E)).c_str());
-    return writeCheckpoint(O.Checkpoint, *ES);
+  if (O.Command == CommandKind::ESUpdate)
+    return runUpdate(O);
+  if (O.Command == CommandKind::ESStart) {
+    if (Error E = irtk::support::checkNotAnInput(O.Output, modelFiles(O.Model)))
+      return E;
   }
   Expected<MLPDescription> M = MLPDescription::load(O.Model);
   if (!M)
@@ -641,29 +732,39 @@ static Error runEvolution(const TrainOptions &O) {
     Expected<SmallVector<bool, 0>> Perturbed = perturbedLayers(*M, O);
     if (!Perturbed)
       return Perturbed.takeError();
-    Expected<EvolutionStrategies> ES =
-        EvolutionStrategies::start(M->parameters(), O.ES, *Perturbed);
+    Expected<EvolutionStrategies> ES = EvolutionStrategies::start(
+        M->parameters(), O.ES, *Perturbed, modelFingerprint(*M));
     if (!ES)
-      return ES.takeError();
+      return createStringError(inconvertibleErrorCode(), "%s: %s",
+                               O.Model.c_str(),
+                               toString(ES.takeError()).c_str());
+    if (Error E = ES->checkModels(*M, O.Output + ": not written"))
+      return E;
     return writeCheckpoint(O.Output, *ES);
   }
   Expected<EvolutionStrategies> ES = loadCheckpoint(O.Checkpoint);
   if (!ES)
     return ES.takeError();
-  std::vector<double> Current = ES->parameters();
-  if (Current.size() != M->parameters().size())
-    return createStringError(inconvertibleErrorCode(),
-                             "%s: %zu parameters; the checkpoint %s has %zu",
-                             O.Model.c_str(), M->parameters().size(),
-                             O.Checkpoint.c_str(), Current.size());
+  if (Error E = checkRunOf(*ES, *M, O.Model, O.Checkpoint))
+    return E;
+  std::vector<std::vector<double>> C = ES->candidates();
+  std::vector<std::string> Paths;
+  for (size_t K = 0; K < C.size(); ++K)
+    Paths.push_back((O.Output + "/candidate-" + Twine(K) + ".json").str());
+  Paths.push_back(O.Output + "/current.json");
+  std::vector<std::string> Inputs = modelFiles(O.Model);
+  Inputs.push_back(O.Checkpoint);
+  if (Error E = checkModelOutputs(Paths, Inputs))
+    return E;
+  if (Error E = ES->checkModels(*M, O.Output + ": not written"))
+    return E;
   if (std::error_code EC = sys::fs::create_directories(O.Output))
     return createFileError(O.Output, EC);
-  std::vector<std::vector<double>> C = ES->candidates();
+  C.push_back(ES->parameters());
   for (size_t K = 0; K < C.size(); ++K)
-    if (Error E = writeModelWith(
-            *M, C[K], (O.Output + "/candidate-" + Twine(K) + ".json").str()))
+    if (Error E = writeModelWith(*M, C[K], Paths[K]))
       return E;
-  return writeModelWith(*M, Current, O.Output + "/current.json");
+  return Error::success();
 }
 
 static Error run(const TrainOptions &Opts) {
@@ -684,6 +785,13 @@ static Error run(const TrainOptions &Opts) {
     if (O.Logs.empty())
       return createStringError(inconvertibleErrorCode(),
                                "%s: lists no training log", O.LogsFrom.c_str());
+  }
+  if (O.Command == CommandKind::Fit) {
+    std::vector<std::string> Inputs = O.Logs;
+    if (!O.LogsFrom.empty())
+      Inputs.push_back(O.LogsFrom);
+    if (Error E = checkModelOutputs({O.Output}, Inputs))
+      return E;
   }
   if (O.Command == CommandKind::Dump) {
     for (const std::string &Path : O.Logs) {

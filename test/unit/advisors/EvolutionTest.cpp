@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/Evolution.h"
+#include "irtk/advisors/MLP.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
@@ -180,6 +183,177 @@ TEST(EvolutionTest, EqualRewardsLeaveTheParameters) {
   ASSERT_FALSE(static_cast<bool>(ES.update(std::vector<double>(20, 5.0))));
   EXPECT_EQ(ES.step(), 1u);
   EXPECT_EQ(ES.parameters(), std::vector<double>(4, 0.0));
+}
+
+/// The checkpoint of a run of two parameters after one step (Adam has
+/// moments), with \p Change applied to its JSON.
+std::string checkpointWith(function_ref<void(json::Object &)> Change) {
+  EvolutionStrategies ES =
+      cantFail(EvolutionStrategies::start({0.5, -1.0}, toyOptions(), {},
+                                          "xxh3:"
+                                          "0123456789"
+                                          "abcdef"));
+  std::vector<double> R;
+  for (size_t K = 0; K < 20; ++K)
+    R.push_back(static_cast<double>(K));
+  cantFail(ES.update(R));
+  std::string Text;
+  raw_string_ostream OS(Text);
+  ES.save(OS);
+  json::Value V = cantFail(json::parse(Text));
+  Change(*V.getAsObject());
+  std::string Out;
+  raw_string_ostream Changed(Out);
+  Changed << V;
+  return Out;
+}
+
+std::string loadError(function_ref<void(json::Object &)> Change) {
+  Expected<EvolutionStrategies> ES =
+      EvolutionStrategies::load(checkpointWith(Change), "c.json");
+  if (ES)
+    return "accepted";
+  return toString(ES.takeError());
+}
+
+TEST(EvolutionTest, LoadsTheUnchangedCheckpoint) {
+  EXPECT_EQ(loadError([](json::Object &) {}), "accepted");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWithANegativeSecondMoment) {
+  EXPECT_EQ(loadError([](json::Object &C) {
+              (*C.getObject("adam"))["v"] = json::Array{0.5, -1e-3};
+            }),
+            "c.json: adam.v[1]: is negative");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWithANegativeNoiseScale) {
+  EXPECT_EQ(loadError([](json::Object &C) {
+              C["noise_scale"] = json::Array{1.0, -1.0};
+            }),
+            "c.json: noise_scale[1]: is negative");
+}
+
+TEST(EvolutionTest, RefusesACheckpointThatPerturbsNothing) {
+  EXPECT_EQ(loadError([](json::Object &C) {
+              C["noise_scale"] = json::Array{0.0, 0.0};
+            }),
+            "c.json: noise_scale: every scale is 0 (no parameter is "
+            "perturbed)");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWithAShortVector) {
+  EXPECT_EQ(loadError([](json::Object &C) {
+              (*C.getObject("adam"))["m"] = json::Array{0.5};
+            }),
+            "c.json: adam.m: 1 numbers; the parameters are 2");
+  EXPECT_EQ(
+      loadError([](json::Object &C) { C["noise_scale"] = json::Array{1.0}; }),
+      "c.json: noise_scale: 1 numbers; the parameters are 2");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWithAStepOutOfRange) {
+  EXPECT_EQ(loadError([](json::Object &C) { C["step"] = 4294967295; }),
+            "c.json: step: 4294967295 is out of range (0 to 2^32 - 2)");
+  EXPECT_EQ(loadError([](json::Object &C) { C["step"] = -1; }),
+            "c.json: step: -1 is out of range (0 to 2^32 - 2)");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWhoseAdamIsAheadOfItsSteps) {
+  EXPECT_EQ(loadError([](json::Object &C) { (*C.getObject("adam"))["t"] = 2; }),
+            "c.json: adam.t: expected Adam's step count, from 0 to the step "
+            "(1)");
+  EXPECT_EQ(loadError([](json::Object &C) { (*C.getObject("adam"))["t"] = 0; }),
+            "c.json: adam: moments without a step, or steps without moments");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWithANegativeSeed) {
+  EXPECT_EQ(loadError([](json::Object &C) {
+              (*C.getObject("options"))["seed"] = -3;
+            }),
+            "c.json: options.seed: -3 is negative");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWithOptionsStartRefuses) {
+  EXPECT_EQ(loadError([](json::Object &C) {
+              (*C.getObject("options"))["sigma"] = -0.5;
+            }),
+            "c.json: options: sigma must be a positive number");
+}
+
+TEST(EvolutionTest, RefusesACheckpointWithABadFingerprint) {
+  EXPECT_EQ(loadError([](json::Object &C) { C["model"] = "md5:0"; }),
+            "c.json: model: expected a fingerprint 'xxh3:' and 16 hex digits");
+}
+
+TEST(EvolutionTest, KeepsTheFingerprintThroughACheckpoint) {
+  Expected<EvolutionStrategies> ES = EvolutionStrategies::load(
+      checkpointWith([](json::Object &) {}), "c.json");
+  ASSERT_TRUE(static_cast<bool>(ES)) << toString(ES.takeError());
+  EXPECT_EQ(ES->fingerprint(), "xxh3:0123456789abcdef");
+}
+
+/// A model of one linear layer reading one input: two parameters.
+MLPDescription tinyModel(double Mean) {
+  MLPDescription D;
+  D.Advisor = "inline";
+  D.Decision = "inlining_decision";
+  D.Inputs = {{"a", {Mean}, {1}}};
+  MLPDescription::Layer L;
+  L.Weights = {{0.5}};
+  L.Bias = {-1.0};
+  D.Layers.push_back(L);
+  return D;
+}
+
+TEST(EvolutionTest, RefusesAModelOtherThanTheOneStartedFrom) {
+  MLPDescription M = tinyModel(0);
+  EvolutionStrategies ES = cantFail(EvolutionStrategies::start(
+      M.parameters(), toyOptions(), {}, modelFingerprint(M)));
+  EXPECT_FALSE(static_cast<bool>(ES.checkModel(M, "m.json", "c.json")));
+  // The same weights: a fingerprint leaves them out.
+  MLPDescription Moved = M;
+  Moved.setParameters({3.0, 4.0});
+  EXPECT_FALSE(static_cast<bool>(ES.checkModel(Moved, "m.json", "c.json")));
+  // Another normalisation, the same shape.
+  std::string E = toString(ES.checkModel(tinyModel(1), "o.json", "c.json"));
+  EXPECT_TRUE(StringRef(E).starts_with(
+      "o.json: the checkpoint c.json was started from another "
+      "model (xxh3:"))
+      << E;
+}
+
+/// What checkModels says of tinyModel's run under the options \p Change
+/// makes of toyOptions().
+std::string checkModelsError(function_ref<void(EvolutionOptions &)> Change) {
+  MLPDescription M = tinyModel(0);
+  EvolutionOptions O = toyOptions();
+  Change(O);
+  EvolutionStrategies ES =
+      cantFail(EvolutionStrategies::start(M.parameters(), O));
+  return toString(ES.checkModels(M, "c.json: not written"));
+}
+
+TEST(EvolutionTest, AcceptsCandidatesThatLoad) {
+  EXPECT_EQ(checkModelsError([](EvolutionOptions &) {}), "");
+}
+
+TEST(EvolutionTest, RefusesCandidatesThatOverflow) {
+  std::string E =
+      checkModelsError([](EvolutionOptions &O) { O.Sigma = 1e300; });
+  EXPECT_TRUE(StringRef(E).starts_with(
+      "c.json: not written: candidate 0 (try a smaller sigma): "
+      "layers[0]"))
+      << E;
+}
+
+TEST(EvolutionTest, RefusesAStepSizeWhoseFirstUpdateOverflows) {
+  std::string E =
+      checkModelsError([](EvolutionOptions &O) { O.StepSize = 1e300; });
+  EXPECT_TRUE(StringRef(E).starts_with(
+      "c.json: not written: the parameters after the next "
+      "update (try a smaller step size): layers[0]"))
+      << E;
 }
 
 } // namespace

@@ -1,5 +1,4 @@
-//===- Evolution.h - Blackbox evolution strategies over a model --*- C++
-//-*-===//
+//===- Evolution.h - Blackbox evolution strategies over a model -*- C++ -*-===//
 //
 // Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 // Exceptions. See the LICENSE file for license information.
@@ -17,6 +16,12 @@
 /// parameters, so a run killed between steps continues from its last
 /// checkpoint (save/load) to the same result as a run never stopped.
 ///
+/// A checkpoint carries the fingerprint of the model it was started from
+/// (modelFingerprint): everything of the model but its weights and biases,
+/// which the checkpoint holds itself. A model whose fingerprint differs
+/// reads other inputs or normalises them otherwise: candidates made from it
+/// would mean nothing, so checkModel refuses it.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef IRTK_ADVISORS_EVOLUTION_H
@@ -28,6 +33,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -35,6 +41,14 @@ class raw_ostream;
 } // namespace llvm
 
 namespace irtk::advisors {
+
+struct MLPDescription;
+
+/// What a checkpoint does not carry of \p M: a hash (xxh3, "xxh3:" and 16
+/// hex digits) of the model as written with every weight and bias 0 and
+/// no training note (advisor, inputs, their normalisation, layer shapes and
+/// activations, output, margin, support).
+std::string modelFingerprint(const MLPDescription &M);
 
 struct EvolutionOptions {
   /// Perturbed points per step (even: each direction is tried both ways).
@@ -56,12 +70,17 @@ public:
   /// parameter: the others get no noise, and so never move (a run that
   /// searches the last layer of a trained network only, say). Errors: an
   /// odd or zero number of perturbations, a sigma or step size that is not
-  /// a positive number, flags of another count or none set.
+  /// a positive number, flags of another count or none set. \p Fingerprint
+  /// is the model's (modelFingerprint), kept in the checkpoint.
   static llvm::Expected<EvolutionStrategies>
   start(std::vector<double> Start, EvolutionOptions Opts,
-        llvm::ArrayRef<bool> Perturbed = {});
+        llvm::ArrayRef<bool> Perturbed = {}, llvm::StringRef Fingerprint = "");
   /// A run continued from a checkpoint written by save; errors name
-  /// \p Name and the problem.
+  /// \p Name and the problem. The checkpoint is checked whole: every number
+  /// finite, the options as start takes them, the noise scales from 0 (one
+  /// at least above it), Adam's second moments from 0, the step below
+  /// 2^32 - 1 and Adam's steps up to it, and every vector as long as the
+  /// parameters.
   static llvm::Expected<EvolutionStrategies> load(llvm::StringRef Text,
                                                   llvm::StringRef Name);
   EvolutionStrategies(EvolutionStrategies &&);
@@ -73,6 +92,22 @@ public:
   const EvolutionOptions &options() const;
   /// The current parameters.
   std::vector<double> parameters() const;
+  /// The fingerprint of the model the run started from; empty in a
+  /// checkpoint written before fingerprints were kept.
+  llvm::StringRef fingerprint() const;
+
+  /// Fails when \p M (named \p ModelName) is not the model the run (saved
+  /// as \p CheckpointName) started from: other parameter counts, or another
+  /// fingerprint. A run without a fingerprint checks the count only.
+  llvm::Error checkModel(const MLPDescription &M, llvm::StringRef ModelName,
+                         llvm::StringRef CheckpointName) const;
+  /// Fails when a model that the run makes from \p M (whose parameters it
+  /// replaces) could not be loaded (MLPDescription::checkNumbers): the
+  /// current parameters, each of candidates() and, while Adam has not
+  /// moved yet, any parameters the next update can reach (the first moves
+  /// each perturbed parameter by less than the step size). Errors start
+  /// with \p Name and say which and what to lower.
+  llvm::Error checkModels(const MLPDescription &M, llvm::StringRef Name) const;
   /// The points whose rewards the next step needs, in the order update
   /// takes the rewards: pairs (theta + e, theta - e).
   std::vector<std::vector<double>> candidates() const;
