@@ -254,7 +254,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
      "(fit: written in the model; eval: instead of the model's)")
     ("observations", po::bool_switch(&O.Observations),
      "Print every observation (dump)")
-    ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit, pack)")
+    ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit, pack, es-update)")
     ("checkpoint", po::value<std::string>(&O.Checkpoint),
      "Evolution strategies' state (es-candidates, es-update)")
     ("rewards", po::value<std::string>(&O.Rewards),
@@ -262,9 +262,11 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("perturbations", po::value<std::string>(&Perturbations),
      "Perturbed models per step, even (es-start; default 100)")
     ("sigma", po::value<std::string>(&Sigma),
-     "The perturbations' standard deviation (es-start; default 0.5)")
+     "The perturbations' standard deviation (es-start; default 0.025, "
+     "for a warm start; MLGO's cold start: 0.5)")
     ("step-size", po::value<std::string>(&StepSize),
-     "Adam's step size on the estimated gradient (es-start; default 0.5)")
+     "Adam's step size on the estimated gradient (es-start; default 0.01; "
+     "MLGO's cold start: 0.5)")
     ("relative-noise", po::bool_switch(&O.ES.RelativeNoise),
      "Scale each weight's noise by its magnitude (es-start)")
     ("layers", po::value<std::string>(&Layers),
@@ -678,6 +680,25 @@ static Expected<std::vector<double>> readRewards(StringRef Path) {
   return Rewards;
 }
 
+/// What es-update reports of the step it finished (\p Step is the step the
+/// checkpoint is at now), as es-train.py reports it: "step S: mean reward
+/// +m, best +b, worst +w of N candidates".
+static std::string rewardSummary(unsigned Step, ArrayRef<double> Rewards) {
+  double Sum = 0, Best = Rewards.front(), Worst = Rewards.front();
+  for (double R : Rewards) {
+    Sum += R;
+    Best = std::max(Best, R);
+    Worst = std::min(Worst, R);
+  }
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "step " << Step << ": mean reward "
+     << format("%+.5f", Sum / Rewards.size()) << ", best "
+     << format("%+.5f", Best) << ", worst " << format("%+.5f", Worst)
+     << " of " << Rewards.size() << " candidates";
+  return S;
+}
+
 /// es-update: the next step from the rewards; with --model, a checkpoint
 /// whose next candidates could not be loaded is not written.
 static Error runUpdate(const TrainOptions &O) {
@@ -709,7 +730,11 @@ static Error runUpdate(const TrainOptions &O) {
             *M,
             (O.Checkpoint + ": not written: step " + Twine(ES->step())).str()))
       return E;
-  return writeCheckpoint(O.Checkpoint, *ES);
+  if (Error E = writeCheckpoint(O.Checkpoint, *ES))
+    return E;
+  if (!O.Quiet)
+    errs() << rewardSummary(ES->step(), *Rewards) << "\n";
+  return Error::success();
 }
 
 /// es-start, es-candidates, es-update: one step of evolution strategies is

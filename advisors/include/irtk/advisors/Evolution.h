@@ -53,10 +53,12 @@ std::string modelFingerprint(const MLPDescription &M);
 struct EvolutionOptions {
   /// Perturbed points per step (even: each direction is tried both ways).
   unsigned Perturbations = 100;
-  /// The perturbations' standard deviation.
-  double Sigma = 0.5;
-  /// Adam's step size on the estimated gradient.
-  double StepSize = 0.5;
+  /// The perturbations' standard deviation. The default is the one
+  /// docs/InlineTraining.md found workable from a trained model (a warm
+  /// start); MLGO's 0.5 is for a cold start over many perturbations.
+  double Sigma = 0.025;
+  /// Adam's step size on the estimated gradient (MLGO's cold start: 0.5).
+  double StepSize = 0.01;
   /// Scale each parameter's noise by its magnitude at the start (for a run
   /// warm-started from a trained model, whose weights differ in scale);
   /// parameters that start at 0 get noise Sigma.
