@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/store/ApproxIndex.h"
+#include "ReadInput.h"
 #include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -47,7 +48,9 @@ using namespace llvm;
 namespace irtk::store {
 
 static constexpr const char *FormatName = "irtk-approx-index";
-static constexpr unsigned FormatVersion = 1;
+/// Version 2: the checksum covers the header line too (version 1's covered
+/// only the payload, so an edited metric or list count was accepted).
+static constexpr unsigned FormatVersion = 2;
 static constexpr size_t HashBlock = size_t(1) << 20;
 
 static void setThreads(unsigned Threads) {
@@ -75,7 +78,8 @@ static uint64_t blockHash(ArrayRef<uint8_t> Data, ArrayRef<uint64_t> Prefix) {
   std::vector<uint64_t> H(Prefix.begin(), Prefix.end());
   size_t First = H.size();
   H.resize(First + Blocks);
-#pragma omp parallel for schedule(static)
+  // One block (a small index) is not worth a team of threads.
+#pragma omp parallel for schedule(static) if (Blocks > 1)
   for (int64_t B = 0; B < static_cast<int64_t>(Blocks); ++B) {
     size_t Begin = static_cast<size_t>(B) * HashBlock;
     H[First + B] = xxh3_64bits(
@@ -144,7 +148,8 @@ struct StreamWriter : faiss::IOWriter {
     }
     return N;
   }
-  /// The same as blockHash of everything written, with no prefix.
+  /// The same as blockHash of everything written, with the hashes pushed
+  /// before the first write as its prefix.
   uint64_t finish() {
     if (!Block.empty())
       Hashes.push_back(xxh3_64bits(Block));
@@ -159,7 +164,9 @@ struct MemoryReader : faiss::IOReader {
     if (!Size)
       return 0;
     size_t Items = std::min(N, (Data.size() - At) / Size);
-    std::memcpy(Ptr, Data.data() + At, Items * Size);
+    // FAISS reads an empty vector into its null data().
+    if (Items)
+      std::memcpy(Ptr, Data.data() + At, Items * Size);
     At += Items * Size;
     return Items;
   }
@@ -412,9 +419,12 @@ Error ApproxIndex::write(StringRef Path) const {
   if (!Out)
     return Out.takeError();
   raw_ostream &OS = (*Out)->os();
-  OS << json::Value(headerOf(Info)) << '\n';
+  std::string Header;
+  raw_string_ostream(Header) << json::Value(headerOf(Info)) << '\n';
+  OS << Header;
   StreamWriter W;
   W.OS = &OS;
+  W.Hashes.push_back(xxh3_64bits(arrayRefFromStringRef(Header)));
   try {
     faiss::write_index(I->Index.get(), &W);
   } catch (const std::exception &E) {
@@ -427,7 +437,7 @@ Error ApproxIndex::write(StringRef Path) const {
   OS << '\n'
      << json::Value(
             json::Object{{"payload_bytes", static_cast<int64_t>(W.Size)},
-                         {"payload_checksum", hex16(Hash)}})
+                         {"checksum", hex16(Hash)}})
      << '\n';
   return (*Out)->commit();
 }
@@ -467,10 +477,9 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   auto Fail = [&](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(), Path + ": " + Msg);
   };
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = readInput(Path);
   if (!Buf)
-    return Fail("cannot read: " + Buf.getError().message());
+    return Buf.takeError();
   StringRef Text = (*Buf)->getBuffer();
   size_t HeaderEnd = Text.find('\n');
   if (HeaderEnd == StringRef::npos)
@@ -488,6 +497,10 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   std::string Kind, Metric;
   if (!R.get("version", Version))
     return Fail("header: " + R.Problem);
+  if (Version < FormatVersion)
+    return Fail("an index of format version " + Twine(Version) +
+                ", which this irtk no longer reads; build it again with "
+                "irtk-similarity index");
   if (Version != FormatVersion)
     return Fail("format version " + Twine(Version) + "; this irtk reads " +
                 Twine(FormatVersion));
@@ -516,8 +529,8 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   // The trailer: the payload's length and checksum, on the last line.
   StringRef Rest = Text.drop_front(HeaderEnd + 1);
   auto Truncated = [&]() {
-    return Fail("truncated or corrupt (its payload does not match the "
-                "length and checksum it ends with)");
+    return Fail("truncated or corrupt (its header and payload do not match "
+                "the length and checksum it ends with)");
   };
   if (!Rest.ends_with("\n"))
     return Truncated();
@@ -533,12 +546,16 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   const json::Object *T = Trailer->getAsObject();
   std::optional<int64_t> Size =
       T ? T->getInteger("payload_bytes") : std::nullopt;
-  std::optional<StringRef> Sum =
-      T ? T->getString("payload_checksum") : std::nullopt;
+  std::optional<StringRef> Sum = T ? T->getString("checksum") : std::nullopt;
   StringRef Payload = Rest.take_front(TrailerStart);
-  if (!Size || !Sum || static_cast<uint64_t>(*Size) != Payload.size())
+  if (!Size || !Sum || T->size() != 2 ||
+      static_cast<uint64_t>(*Size) != Payload.size())
     return Truncated();
-  if (hex16(blockHash(arrayRefFromStringRef(Payload), {})) != *Sum)
+  // The checksum covers the header line (with its newline), then the
+  // payload: a changed metric or list count is corruption too.
+  uint64_t HeaderHash =
+      xxh3_64bits(arrayRefFromStringRef(Text.take_front(HeaderEnd + 1)));
+  if (hex16(blockHash(arrayRefFromStringRef(Payload), {HeaderHash})) != *Sum)
     return Truncated();
 
   auto Impl = std::make_unique<ApproxIndex::Impl>();

@@ -249,9 +249,82 @@ TEST(ApproxIndexTest, ACorruptOrTruncatedFileIsAnError) {
                 .find("not an irtk approximate index"),
             std::string::npos);
   std::string Future = Bytes;
-  Future.replace(Future.find("\"version\":1"), 11, "\"version\":9");
+  Future.replace(Future.find("\"version\":2"), 11, "\"version\":9");
   EXPECT_NE(LoadError(Future).find("format version 9"), std::string::npos);
   EXPECT_EQ(LoadError(Bytes), "");
+}
+
+TEST(ApproxIndexTest, AnIndexOfTheFirstVersionIsToBeBuiltAgain) {
+  std::vector<float> V = clusteredRows(100, 4, 6);
+  Expected<ApproxIndex> I = ApproxIndex::build({V.data(), 100, 4}, {});
+  ASSERT_TRUE(!!I) << toString(I.takeError());
+  TempPath T;
+  ASSERT_FALSE(!!I->write(T.Path));
+  std::string Bytes =
+      (*MemoryBuffer::getFile(T.Path, /*IsText=*/false))->getBuffer().str();
+  Bytes.replace(Bytes.find("\"version\":2"), 11, "\"version\":1");
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(T.Path, EC);
+    OS << Bytes;
+  }
+  Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
+  ASSERT_FALSE(!!L);
+  EXPECT_EQ(toString(L.takeError()),
+            (T.Path + ": an index of format version 1, which this irtk no "
+                      "longer reads; build it again with irtk-similarity "
+                      "index")
+                .str());
+}
+
+/// Every byte of a small index of each kind, the header's too, changed in
+/// turn (one bit; in the header and trailer lines, all its bits too):
+/// every such file is refused.
+TEST(ApproxIndexTest, EveryChangedByteIsRefused) {
+  std::vector<float> V = clusteredRows(256, 4, 8);
+  MatrixRef Base{V.data(), 256, 4};
+  for (ApproxKind K :
+       {ApproxKind::IVFFlat, ApproxKind::IVFPQ, ApproxKind::HNSW}) {
+    ApproxBuildOptions BO;
+    BO.Kind = K;
+    BO.Lists = 2;
+    BO.PQBytes = 1;
+    BO.HNSWLinks = 2;
+    BO.TrainRows = 256;
+    BO.TrainIterations = 2;
+    Expected<ApproxIndex> I = ApproxIndex::build(
+        K == ApproxKind::IVFPQ ? Base : MatrixRef{V.data(), 24, 4}, BO);
+    ASSERT_TRUE(!!I) << toString(I.takeError());
+    TempPath T;
+    ASSERT_FALSE(!!I->write(T.Path));
+    std::string Bytes =
+        (*MemoryBuffer::getFile(T.Path, /*IsText=*/false))->getBuffer().str();
+    ASSERT_TRUE(!!ApproxIndex::load(T.Path));
+    size_t Accepted = 0;
+    size_t HeaderEnd = Bytes.find('\n') + 1;
+    size_t TrailerStart = StringRef(Bytes).drop_back().rfind('\n');
+    for (size_t At = 0; At < Bytes.size(); ++At)
+      for (uint8_t Flip : {0x01, 0xff}) {
+        if (Flip == 0xff && At >= HeaderEnd && At < TrailerStart)
+          continue;
+        std::string Changed = Bytes;
+        Changed[At] ^= static_cast<char>(Flip);
+        {
+          std::error_code EC;
+          raw_fd_ostream OS(T.Path, EC);
+          OS << Changed;
+        }
+        Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
+        if (L) {
+          ++Accepted;
+          ADD_FAILURE() << approxKindName(K).str() << ": byte " << At << " of "
+                        << Bytes.size() << " ^ " << int(Flip) << " accepted";
+        } else {
+          consumeError(L.takeError());
+        }
+      }
+    EXPECT_EQ(Accepted, 0u) << approxKindName(K).str();
+  }
 }
 
 TEST(ApproxIndexTest, OptionsThatDoNotFitAreErrors) {
