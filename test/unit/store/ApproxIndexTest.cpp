@@ -14,6 +14,8 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -324,6 +326,71 @@ TEST(ApproxIndexTest, EveryChangedByteIsRefused) {
         }
       }
     EXPECT_EQ(Accepted, 0u) << approxKindName(K).str();
+  }
+}
+
+/// Rows whose exact scores tie, many of them at the K-th place and spread
+/// over the lists: an ivf-flat search that visits every list keeps every
+/// tied candidate, so it equals the exact search (ties by the lower row),
+/// whichever the index met first.
+TEST(ApproxIndexTest, AnExhaustiveSearchKeepsEveryTiedRow) {
+  const unsigned Dim = 4;
+  std::vector<float> V = clusteredRows(1500, Dim, 9);
+  // For euclidean, from the origin: every arrangement of (+-1, +-2, +-2, 0)
+  // is at the squared distance 9, exactly in floats too; for cosine, from
+  // (1, 0, 0, 0): every multiple of (1, +-1, 0, 0) and its arrangements
+  // has the cosine 1/sqrt(2). They overwrite rows spread over the store.
+  std::vector<std::array<float, Dim>> Tied;
+  std::array<float, Dim> P = {0, 1, 2, 2};
+  do {
+    for (unsigned Signs = 0; Signs < 8; ++Signs) {
+      std::array<float, Dim> R = P;
+      unsigned Bit = 0;
+      for (float &X : R)
+        if (X != 0)
+          X *= (Signs >> Bit++) & 1 ? -1 : 1;
+      Tied.push_back(R);
+    }
+  } while (std::next_permutation(P.begin(), P.end()));
+  for (float Scale : {0.5f, 1.0f, 2.0f, 8.0f})
+    for (unsigned E = 1; E < Dim; ++E)
+      for (float Sign : {-1.0f, 1.0f}) {
+        std::array<float, Dim> R = {Scale, 0, 0, 0};
+        R[E] = Sign * Scale;
+        Tied.push_back(R);
+      }
+  for (size_t T = 0; T < Tied.size(); ++T)
+    std::copy(Tied[T].begin(), Tied[T].end(), &V[(T * 7 + 3) % 1500 * Dim]);
+  MatrixRef Base{V.data(), 1500, Dim};
+  std::vector<float> Q = {0, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0, 0, 0};
+  MatrixRef Queries{Q.data(), 3, Dim};
+  for (MetricKind M : {MetricKind::Cosine, MetricKind::Euclidean}) {
+    ApproxBuildOptions BO;
+    BO.Metric = M;
+    BO.Lists = 8;
+    Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+    ASSERT_TRUE(!!I) << toString(I.takeError());
+    for (unsigned K : {10u, 30u}) {
+      SearchOptions XO;
+      XO.Metric = M;
+      XO.K = K;
+      auto Want = topK(Queries, Base, XO);
+      using Scan = ApproxSearchOptions::Scan;
+      for (Scan S : {Scan::ByList, Scan::ByQuery}) {
+        ApproxSearchOptions SO;
+        SO.K = K;
+        SO.NProbe = 8;
+        SO.ScanOrder = S;
+        auto Got = I->search(Queries, Base, SO);
+        for (size_t R = 0; R < Want.size(); ++R) {
+          ASSERT_EQ(Got[R].size(), Want[R].size());
+          for (size_t N = 0; N < Want[R].size(); ++N)
+            EXPECT_EQ(Got[R][N].Row, Want[R][N].Row)
+                << metricName(M).str() << ", k " << K << ", scan " << int(S)
+                << ", query " << R << ", rank " << N;
+        }
+      }
+    }
   }
 }
 
