@@ -208,5 +208,20 @@ class StoreTest(unittest.TestCase):
                                     "built from other vectors"):
             ir2vec.loadStore(store).loadIndex(saved)
 
+    def test_unaligned_matrices_are_searched(self):
+        """A float32 array whose data is not 4-byte aligned (numpy allows
+        it) is searched as its aligned copy: the search loads floats from
+        it, which must be aligned (the sanitized build checks)."""
+        rng = numpy.random.default_rng(1)
+        base = rng.standard_normal((50, 6)).astype(numpy.float32)
+        raw = numpy.zeros(base.nbytes + 1, dtype=numpy.uint8)
+        odd = raw[1:].view(numpy.float32).reshape(base.shape)
+        odd[...] = base
+        self.assertFalse(odd.flags.aligned)
+        want = ir2vec._ir2vec.topK(base[:3], base, 4, "cosine")
+        self.assertEqual(ir2vec._ir2vec.topK(odd[:3], odd, 4, "cosine"), want)
+        index = ir2vec._ir2vec.ApproxIndex.build(odd, lists=1)
+        self.assertEqual(index.search(odd[:3], odd, k=4), want)
+
 if __name__ == "__main__":
     unittest.main()
