@@ -48,6 +48,14 @@ struct TempPath {
     sys::fs::closeFile(FD);
   }
   ~TempPath() { sys::fs::remove(Path); }
+  std::string bytes() const {
+    return (*MemoryBuffer::getFile(Path, /*IsText=*/false))->getBuffer().str();
+  }
+  void setBytes(StringRef Bytes) const {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    OS << Bytes;
+  }
 };
 
 std::vector<std::vector<Neighbor>> exact(MatrixRef Base, MetricKind M,
@@ -231,14 +239,9 @@ TEST(ApproxIndexTest, ACorruptOrTruncatedFileIsAnError) {
   ASSERT_TRUE(!!I) << toString(I.takeError());
   TempPath T;
   ASSERT_FALSE(!!I->write(T.Path));
-  std::string Bytes =
-      (*MemoryBuffer::getFile(T.Path, /*IsText=*/false))->getBuffer().str();
+  std::string Bytes = T.bytes();
   auto LoadError = [&](StringRef Content) {
-    {
-      std::error_code EC;
-      raw_fd_ostream OS(T.Path, EC);
-      OS << Content;
-    }
+    T.setBytes(Content);
     Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
     return L ? std::string() : toString(L.takeError());
   };
@@ -262,14 +265,9 @@ TEST(ApproxIndexTest, AnIndexOfTheFirstVersionIsToBeBuiltAgain) {
   ASSERT_TRUE(!!I) << toString(I.takeError());
   TempPath T;
   ASSERT_FALSE(!!I->write(T.Path));
-  std::string Bytes =
-      (*MemoryBuffer::getFile(T.Path, /*IsText=*/false))->getBuffer().str();
+  std::string Bytes = T.bytes();
   Bytes.replace(Bytes.find("\"version\":2"), 11, "\"version\":1");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(T.Path, EC);
-    OS << Bytes;
-  }
+  T.setBytes(Bytes);
   Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
   ASSERT_FALSE(!!L);
   EXPECT_EQ(toString(L.takeError()),
@@ -299,8 +297,7 @@ TEST(ApproxIndexTest, EveryChangedByteIsRefused) {
     ASSERT_TRUE(!!I) << toString(I.takeError());
     TempPath T;
     ASSERT_FALSE(!!I->write(T.Path));
-    std::string Bytes =
-        (*MemoryBuffer::getFile(T.Path, /*IsText=*/false))->getBuffer().str();
+    std::string Bytes = T.bytes();
     ASSERT_TRUE(!!ApproxIndex::load(T.Path));
     size_t Accepted = 0;
     size_t HeaderEnd = Bytes.find('\n') + 1;
@@ -311,11 +308,7 @@ TEST(ApproxIndexTest, EveryChangedByteIsRefused) {
           continue;
         std::string Changed = Bytes;
         Changed[At] ^= static_cast<char>(Flip);
-        {
-          std::error_code EC;
-          raw_fd_ostream OS(T.Path, EC);
-          OS << Changed;
-        }
+        T.setBytes(Changed);
         Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
         if (L) {
           ++Accepted;
