@@ -233,13 +233,18 @@ TEST(ApproxIndexTest, AnotherMatrixIsRefused) {
             std::string::npos);
 }
 
+/// The bytes of a default index of \p Base, written to \p T.
+std::string writeIndex(MatrixRef Base, const TempPath &T) {
+  Expected<ApproxIndex> I = ApproxIndex::build(Base, {});
+  EXPECT_TRUE(!!I) << toString(I.takeError());
+  EXPECT_FALSE(!!I->write(T.Path));
+  return T.bytes();
+}
+
 TEST(ApproxIndexTest, ACorruptOrTruncatedFileIsAnError) {
   std::vector<float> V = clusteredRows(300, 8, 6);
-  Expected<ApproxIndex> I = ApproxIndex::build({V.data(), 300, 8}, {});
-  ASSERT_TRUE(!!I) << toString(I.takeError());
   TempPath T;
-  ASSERT_FALSE(!!I->write(T.Path));
-  std::string Bytes = T.bytes();
+  std::string Bytes = writeIndex({V.data(), 300, 8}, T);
   auto LoadError = [&](StringRef Content) {
     T.setBytes(Content);
     Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
@@ -261,11 +266,8 @@ TEST(ApproxIndexTest, ACorruptOrTruncatedFileIsAnError) {
 
 TEST(ApproxIndexTest, AnIndexOfTheFirstVersionIsToBeBuiltAgain) {
   std::vector<float> V = clusteredRows(100, 4, 6);
-  Expected<ApproxIndex> I = ApproxIndex::build({V.data(), 100, 4}, {});
-  ASSERT_TRUE(!!I) << toString(I.takeError());
   TempPath T;
-  ASSERT_FALSE(!!I->write(T.Path));
-  std::string Bytes = T.bytes();
+  std::string Bytes = writeIndex({V.data(), 100, 4}, T);
   Bytes.replace(Bytes.find("\"version\":2"), 11, "\"version\":1");
   T.setBytes(Bytes);
   Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
