@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/store/ApproxIndex.h"
+#include "ReadInput.h"
 #include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -38,6 +39,7 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -47,7 +49,9 @@ using namespace llvm;
 namespace irtk::store {
 
 static constexpr const char *FormatName = "irtk-approx-index";
-static constexpr unsigned FormatVersion = 1;
+/// Version 2: the checksum covers the header line too (version 1's covered
+/// only the payload, so an edited metric or list count was accepted).
+static constexpr unsigned FormatVersion = 2;
 static constexpr size_t HashBlock = size_t(1) << 20;
 
 static void setThreads(unsigned Threads) {
@@ -75,7 +79,8 @@ static uint64_t blockHash(ArrayRef<uint8_t> Data, ArrayRef<uint64_t> Prefix) {
   std::vector<uint64_t> H(Prefix.begin(), Prefix.end());
   size_t First = H.size();
   H.resize(First + Blocks);
-#pragma omp parallel for schedule(static)
+  // One block (a small index) is not worth a team of threads.
+#pragma omp parallel for schedule(static) if (Blocks > 1)
   for (int64_t B = 0; B < static_cast<int64_t>(Blocks); ++B) {
     size_t Begin = static_cast<size_t>(B) * HashBlock;
     H[First + B] = xxh3_64bits(
@@ -144,7 +149,8 @@ struct StreamWriter : faiss::IOWriter {
     }
     return N;
   }
-  /// The same as blockHash of everything written, with no prefix.
+  /// The same as blockHash of everything written, with the hashes pushed
+  /// before the first write as its prefix.
   uint64_t finish() {
     if (!Block.empty())
       Hashes.push_back(xxh3_64bits(Block));
@@ -159,7 +165,9 @@ struct MemoryReader : faiss::IOReader {
     if (!Size)
       return 0;
     size_t Items = std::min(N, (Data.size() - At) / Size);
-    std::memcpy(Ptr, Data.data() + At, Items * Size);
+    // FAISS reads an empty vector into its null data().
+    if (Items)
+      std::memcpy(Ptr, Data.data() + At, Items * Size);
     At += Items * Size;
     return Items;
   }
@@ -412,9 +420,12 @@ Error ApproxIndex::write(StringRef Path) const {
   if (!Out)
     return Out.takeError();
   raw_ostream &OS = (*Out)->os();
-  OS << json::Value(headerOf(Info)) << '\n';
+  std::string Header;
+  raw_string_ostream(Header) << json::Value(headerOf(Info)) << '\n';
+  OS << Header;
   StreamWriter W;
   W.OS = &OS;
+  W.Hashes.push_back(xxh3_64bits(arrayRefFromStringRef(Header)));
   try {
     faiss::write_index(I->Index.get(), &W);
   } catch (const std::exception &E) {
@@ -427,7 +438,7 @@ Error ApproxIndex::write(StringRef Path) const {
   OS << '\n'
      << json::Value(
             json::Object{{"payload_bytes", static_cast<int64_t>(W.Size)},
-                         {"payload_checksum", hex16(Hash)}})
+                         {"checksum", hex16(Hash)}})
      << '\n';
   return (*Out)->commit();
 }
@@ -467,10 +478,9 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   auto Fail = [&](const Twine &Msg) {
     return createStringError(inconvertibleErrorCode(), Path + ": " + Msg);
   };
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = readInput(Path);
   if (!Buf)
-    return Fail("cannot read: " + Buf.getError().message());
+    return Buf.takeError();
   StringRef Text = (*Buf)->getBuffer();
   size_t HeaderEnd = Text.find('\n');
   if (HeaderEnd == StringRef::npos)
@@ -488,6 +498,10 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   std::string Kind, Metric;
   if (!R.get("version", Version))
     return Fail("header: " + R.Problem);
+  if (Version < FormatVersion)
+    return Fail("an index of format version " + Twine(Version) +
+                ", which this irtk no longer reads; build it again with "
+                "irtk-similarity index");
   if (Version != FormatVersion)
     return Fail("format version " + Twine(Version) + "; this irtk reads " +
                 Twine(FormatVersion));
@@ -516,8 +530,8 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   // The trailer: the payload's length and checksum, on the last line.
   StringRef Rest = Text.drop_front(HeaderEnd + 1);
   auto Truncated = [&]() {
-    return Fail("truncated or corrupt (its payload does not match the "
-                "length and checksum it ends with)");
+    return Fail("truncated or corrupt (its header and payload do not match "
+                "the length and checksum it ends with)");
   };
   if (!Rest.ends_with("\n"))
     return Truncated();
@@ -533,12 +547,16 @@ Expected<ApproxIndex> ApproxIndex::load(StringRef Path) {
   const json::Object *T = Trailer->getAsObject();
   std::optional<int64_t> Size =
       T ? T->getInteger("payload_bytes") : std::nullopt;
-  std::optional<StringRef> Sum =
-      T ? T->getString("payload_checksum") : std::nullopt;
+  std::optional<StringRef> Sum = T ? T->getString("checksum") : std::nullopt;
   StringRef Payload = Rest.take_front(TrailerStart);
-  if (!Size || !Sum || static_cast<uint64_t>(*Size) != Payload.size())
+  if (!Size || !Sum || T->size() != 2 ||
+      static_cast<uint64_t>(*Size) != Payload.size())
     return Truncated();
-  if (hex16(blockHash(arrayRefFromStringRef(Payload), {})) != *Sum)
+  // The checksum covers the header line (with its newline), then the
+  // payload: a changed metric or list count is corruption too.
+  uint64_t HeaderHash =
+      xxh3_64bits(arrayRefFromStringRef(Text.take_front(HeaderEnd + 1)));
+  if (hex16(blockHash(arrayRefFromStringRef(Payload), {HeaderHash})) != *Sum)
     return Truncated();
 
   auto Impl = std::make_unique<ApproxIndex::Impl>();
@@ -617,10 +635,11 @@ static void pushBounded(std::vector<Candidate> &Heap, size_t Want,
 /// visits it. FAISS scans each visited list per query. The candidates are
 /// those FAISS would find (the \p Want nearest among the visited lists, by
 /// |x|^2 - 2 q.x, which ranks as the distance does), up to ties and
-/// rounding; the caller scores them exactly.
+/// rounding; the caller scores them exactly. \p Dist receives their squared
+/// distances (|q|^2 added back), as FAISS's search would.
 static void searchFlatByList(ApproxIndex::Impl &I, uint64_t N, const float *Q,
                              unsigned Dim, size_t Want,
-                             faiss::Index::idx_t *Labels) {
+                             faiss::Index::idx_t *Labels, float *Dist) {
   using idx_t = faiss::Index::idx_t;
   faiss::IndexIVF &IVF = *I.IVF;
   const faiss::InvertedLists &Lists = *IVF.invlists;
@@ -699,9 +718,77 @@ static void searchFlatByList(ApproxIndex::Impl &I, uint64_t N, const float *Q,
         for (const Candidate &C : Best[K * NProbe + P])
           pushBounded(All, Want, C);
       std::sort_heap(All.begin(), All.end());
-      for (size_t C = 0; C < All.size(); ++C)
+      float QNorm =
+          Eigen::Map<const Eigen::VectorXf>(Q + K * Dim, Dim).squaredNorm();
+      for (size_t C = 0; C < All.size(); ++C) {
         Labels[K * Want + C] = All[C].Label;
+        Dist[K * Want + C] = All[C].Dist + QNorm;
+      }
     }
+  }
+}
+
+/// The rows FAISS's squared distance \p D (to a prepared query of squared
+/// norm \p QNorm) cannot tell from the cut at \p Cut: its rounding, as
+/// Search.cpp bounds a float dot product's, (4 Dim + 32) u of the terms'
+/// magnitude, on both sides of the comparison. |x|^2 <= 2 |q|^2 + 2 D
+/// bounds the magnitude.
+static bool tiedWithCut(float D, float Cut, float QNorm, unsigned Dim) {
+  float Slack = 2 * (4 * static_cast<float>(Dim) + 32) *
+                std::numeric_limits<float>::epsilon() *
+                (6 * QNorm + 4 * std::max(Cut, 0.0f));
+  return D <= Cut + Slack;
+}
+
+/// The candidates of \p N prepared queries \p Q: the \p Want nearest the
+/// index proposes and every further one tied with the Want-th (within
+/// rounding). The index breaks ties at its cut arbitrarily, so the rows
+/// tied there are all kept for the exact scoring, which breaks ties by row:
+/// an exhaustive search (ivf-flat visiting every list) then equals the
+/// exact search row for row. A query whose last candidate is still tied
+/// asks again for twice as many. Only the queries \p Pending (indexes into
+/// \p Q) are searched.
+static void
+proposeCandidates(ApproxIndex::Impl &I, const ApproxIndexInfo &Info,
+                  bool ByList, std::vector<uint64_t> Pending, const float *Q,
+                  unsigned Dim, uint64_t Want, const ApproxSearchOptions &Opts,
+                  std::vector<std::vector<faiss::Index::idx_t>> &Out) {
+  using idx_t = faiss::Index::idx_t;
+  std::vector<float> Sub, Dist;
+  std::vector<idx_t> Labels;
+  for (uint64_t W = Want; !Pending.empty();
+       W = std::min<uint64_t>(2 * W, Info.Indexed)) {
+    uint64_t M = Pending.size();
+    Sub.resize(M * Dim);
+    for (uint64_t J = 0; J < M; ++J)
+      std::copy_n(Q + Pending[J] * Dim, Dim, &Sub[J * Dim]);
+    Labels.assign(M * W, -1);
+    Dist.assign(M * W, std::numeric_limits<float>::infinity());
+    // Parameters and sizes were checked; FAISS throws only on bugs.
+    if (ByList) {
+      searchFlatByList(I, M, Sub.data(), Dim, W, Labels.data(), Dist.data());
+    } else {
+      if (I.HNSW)
+        I.HNSW->hnsw.efSearch = static_cast<int>(
+            std::max<uint64_t>(Opts.EfSearch ? Opts.EfSearch : 64, W));
+      I.Index->search(static_cast<idx_t>(M), Sub.data(), static_cast<idx_t>(W),
+                      Dist.data(), Labels.data());
+    }
+    std::vector<uint64_t> Again;
+    for (uint64_t J = 0; J < M; ++J) {
+      const idx_t *L = &Labels[J * W];
+      const float *D = &Dist[J * W];
+      uint64_t Found = std::find(L, L + W, idx_t(-1)) - L;
+      float QNorm =
+          Eigen::Map<const Eigen::VectorXf>(&Sub[J * Dim], Dim).squaredNorm();
+      if (W < Info.Indexed && Found == W && Want <= W &&
+          tiedWithCut(D[W - 1], D[Want - 1], QNorm, Dim)) {
+        Again.push_back(Pending[J]);
+        continue;
+      }
+      Out[Pending[J]].assign(L, L + Found);
+    }
+    Pending = std::move(Again);
   }
 }
 
@@ -721,9 +808,6 @@ ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
   if (I->IVF)
     I->IVF->nprobe =
         std::min<size_t>(Opts.NProbe ? Opts.NProbe : 8, I->IVF->nlist);
-  if (I->HNSW)
-    I->HNSW->hnsw.efSearch = static_cast<int>(
-        std::max<uint64_t>(Opts.EfSearch ? Opts.EfSearch : 64, Want));
   const uint64_t Batch = 1024;
   using Scan = ApproxSearchOptions::Scan;
   bool ByList =
@@ -731,28 +815,21 @@ ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
       (Opts.ScanOrder == Scan::ByList ||
        (Opts.ScanOrder == Scan::Auto &&
         std::min(Queries.Rows, Batch) * I->IVF->nprobe >= I->IVF->nlist));
-  std::vector<float> Q, Dist;
-  std::vector<faiss::Index::idx_t> Labels;
+  std::vector<float> Q;
+  std::vector<std::vector<faiss::Index::idx_t>> Cands;
   for (uint64_t First = 0; First < Queries.Rows; First += Batch) {
     uint64_t N = std::min<uint64_t>(Batch, Queries.Rows - First);
     Q.resize(N * Queries.Dim);
-    for (uint64_t K = 0; K < N; ++K) {
-      // A query that is not finite matches nothing (below); FAISS gets zeros.
-      if (finiteRow(Queries.row(First + K)))
+    // A query that is not finite matches nothing: the index is not asked.
+    std::vector<uint64_t> Finite;
+    for (uint64_t K = 0; K < N; ++K)
+      if (finiteRow(Queries.row(First + K))) {
         prepareRow(Queries.row(First + K), Info.Metric, &Q[K * Queries.Dim]);
-      else
-        std::fill_n(&Q[K * Queries.Dim], Queries.Dim, 0.0f);
-    }
-    Labels.assign(N * Want, -1);
-    // Parameters and sizes were checked; FAISS throws only on bugs.
-    if (ByList) {
-      searchFlatByList(*I, N, Q.data(), Queries.Dim, Want, Labels.data());
-    } else {
-      Dist.resize(N * Want); // FAISS's distances, not used: rescored below
-      I->Index->search(static_cast<faiss::Index::idx_t>(N), Q.data(),
-                       static_cast<faiss::Index::idx_t>(Want), Dist.data(),
-                       Labels.data());
-    }
+        Finite.push_back(K);
+      }
+    Cands.assign(N, {});
+    proposeCandidates(*I, Info, ByList, std::move(Finite), Q.data(),
+                      Queries.Dim, Want, Opts, Cands);
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t K = 0; K < static_cast<int64_t>(N); ++K) {
       uint64_t Query = First + K;
@@ -761,9 +838,9 @@ ApproxIndex::search(MatrixRef Queries, MatrixRef Base,
       if (!finiteRow(QRow))
         continue;
       int64_t Skip = Exclude.empty() ? -1 : Exclude[Query];
-      for (uint64_t C = 0; C < Want; ++C) {
-        int64_t Row = Labels[K * Want + C];
-        if (Row < 0 || Row == Skip)
+      for (int64_t Row : Cands[K]) {
+        // A label outside the matrix is a damaged index's, never a row.
+        if (Row < 0 || static_cast<uint64_t>(Row) >= Base.Rows || Row == Skip)
           continue;
         double S = score(QRow, Base.row(Row), Info.Metric);
         if (std::isnan(S))

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/store/Index.h"
+#include "ReadInput.h"
 
 #include "irtk/support/Format.h"
 #include "irtk/support/JSON.h"
@@ -134,12 +135,9 @@ IndexFile &IndexFile::operator=(IndexFile &&) = default;
 IndexFile::~IndexFile() = default;
 
 Expected<IndexFile> IndexFile::open(StringRef Path, LoadProgress Progress) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFile(Path, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = readInput(Path);
   if (!Buf)
-    return createStringError(
-        Buf.getError(), Path + ": cannot read: " + Buf.getError().message());
+    return Buf.takeError();
   Part P;
   P.Path = Path.str();
   StringRef Text = (*Buf)->getBuffer();

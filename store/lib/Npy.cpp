@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/store/Npy.h"
+#include "ReadInput.h"
 #include "irtk/support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -322,11 +323,9 @@ NpyMatrix::~NpyMatrix() = default;
 Expected<NpyMatrix> NpyMatrix::open(StringRef Path) {
   if (!sys::IsLittleEndianHost)
     return npyError(Path, "reading .npy files needs a little-endian host");
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFile(Path, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = readInput(Path);
   if (!Buf)
-    return npyError(Path, "cannot read: " + Buf.getError().message());
+    return Buf.takeError();
   Expected<NpyShape> Shape = parseNpyHeader((*Buf)->getBuffer(), Path);
   if (!Shape)
     return Shape.takeError();

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/store/Store.h"
+#include "ReadInput.h"
 
 #include "irtk/support/JSON.h"
 #include "irtk/support/Level.h"
@@ -436,10 +437,9 @@ Expected<Store> Store::openAt(StringRef DirArg, bool IsShard,
   if (!sys::fs::is_directory(Status))
     return storeError(Dir, "not a store directory");
   std::string InfoPath = joinPath(Dir, InfoFileName);
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFile(InfoPath, /*IsText=*/true);
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = readInput(InfoPath);
   if (!Buf)
-    return storeError(InfoPath, "cannot read: " + Buf.getError().message());
+    return Buf.takeError();
   Expected<StoreInfo> Info = parseStoreInfo((*Buf)->getBuffer(), InfoPath);
   if (!Info)
     return Info.takeError();

@@ -49,7 +49,10 @@ def fuzz_one(name, target, seeds, args, artifacts):
     # The targets that read a path write every input to a file: on a disk
     # that costs most of their time, in memory little.
     scratch = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    env = dict(os.environ, TMPDIR=scratch) if scratch else None
+    env = dict(os.environ, LSAN_OPTIONS="suppressions=" + os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "lsan.supp"))
+    if scratch:
+        env["TMPDIR"] = scratch
     common = ["-artifact_prefix=" + os.path.join(artifacts, name + "-"),
               "-timeout=%d" % args.timeout, "-rss_limit_mb=%d" % args.rss_mb,
               "-print_final_stats=1"]

@@ -17,6 +17,7 @@ package); in a sanitized build, LD_PRELOAD for the whole table, which the
 plugin's hosts and the Python snippets inherit.
 """
 
+import atexit
 import os
 import pathlib
 import shutil
@@ -51,6 +52,17 @@ def llvm_tool(name):
 def host(name):
     """An LLVM tool that loads the plugin."""
     return [llvm_tool(name)]
+
+
+def store(path):
+    """Makes a small store at PATH (llvm-ir2vec --format=npy, instruction
+    rows of cfg.ll) with its default ivf-flat index beside its files."""
+    check_call([tool("llvm-ir2vec"), "embeddings", "--format=npy",
+                "--level=inst", "--ir2vec-vocab-path=" +
+                str(INPUTS / "ids2d.json"), str(INPUTS / "cfg.ll"),
+                "-o", str(path)])
+    check_call([tool("irtk-similarity"), "index", "--store", str(path),
+                "--lists", "1"])
 
 
 def python(code):
@@ -108,6 +120,29 @@ def snapshot(paths):
     return state
 
 
+_FIXTURES = {}
+
+
+def fixture(name, build):
+    """The directory that BUILD(path) fills, made once per table run (the
+    first row that asks for NAME) and shared by the rows, which copy it
+    (Workdir.copy); removed at exit."""
+    if name not in _FIXTURES:
+        root = pathlib.Path(tempfile.mkdtemp(prefix="irtk-hostile-fixture-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        build(root / name)
+        _FIXTURES[name] = root / name
+    return _FIXTURES[name]
+
+
+def check_call(argv):
+    """Runs ARGV to make a fixture; a failure is the harness's."""
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    if r.returncode != 0:
+        raise RuntimeError(f"{argv}: exit {r.returncode}: {r.stderr}")
+
+
 class Workdir:
     """A fresh directory for one row, removed afterwards."""
 
@@ -122,11 +157,19 @@ class Workdir:
         return str(self.path / name)
 
     def copy(self, source, name):
-        """Copies SOURCE (with its binary form, if it has one beside it)
+        """Copies SOURCE (a file, or a directory with everything under it)
         here as NAME; returns the new path."""
         dest = self.path / name
-        shutil.copyfile(source, dest)
+        if pathlib.Path(source).is_dir():
+            shutil.copytree(source, dest)
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, dest)
         return str(dest)
+
+    def files(self):
+        """Every file under the directory, for snapshot()."""
+        return sorted(str(p) for p in self.path.rglob("*") if p.is_file())
 
 
 class TableTest(unittest.TestCase):

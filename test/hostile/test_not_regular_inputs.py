@@ -40,9 +40,27 @@ def plugin_llc(*flags):
                           "-o", "{out}"]
 
 
-# (row, the bad input's file name, argv[, {name: file copied into the row's
-# directory, or a function that makes it}]; {bad} is the bad input, {dir}
-# the row's directory, {out} an output that must not appear).
+def good_store(w):
+    """A good store (and its index) in the row's directory as s/: the
+    row's bad file then replaces one of its files."""
+    w.copy(harness.fixture("store", harness.store), "s")
+
+
+SIMILARITY = tool("irtk-similarity")
+STORE_FILES = ("store.json", "embeddings.npy", "index.jsonl")
+INDEX = "s/approx-ivf-flat-cosine.index"
+
+
+def distributed(*args):
+    return [sys.executable, "-m", "ir2vec.distributed", *args,
+            "--workers", "1"]
+
+
+# (row, the bad input's file name, argv[, extra]; {bad} is the bad input,
+# {dir} the row's directory, {out} an output that must not appear; extra
+# makes the good files the bad one joins or replaces: a function given the
+# row's Workdir, or {name: file copied into the row's directory, or a
+# function that makes it}).
 ROWS = [
     # llvm-ir2vec
     ("llvm-ir2vec input", "in.ll",
@@ -156,8 +174,47 @@ ROWS = [
                 "-irtk-inline-follow-callers={bad}")),
 ]
 
+# The store's readers: each file of a store, for each command that opens
+# one.
+for f in STORE_FILES:
+    ROWS += [
+        (f"irtk-similarity topk: {f}", "s/" + f,
+         [SIMILARITY, "topk", "--store", "{dir}/s", "--row", "0",
+          "-o", "{out}"], good_store),
+        (f"irtk-similarity pairs: {f}", "s/" + f,
+         [SIMILARITY, "pairs", "--store", "{dir}/s", "--threshold", "0.5",
+          "-o", "{out}"], good_store),
+        (f"irtk-similarity index: {f}", "s/" + f,
+         [SIMILARITY, "index", "--store", "{dir}/s", "-o", "{out}"],
+         good_store),
+        (f"Python loadStore: {f}", "s/" + f,
+         python("import ir2vec\nir2vec.loadStore('{dir}/s')"), good_store),
+    ]
+    ROWS += [(f"ir2vec.distributed {cmd}: {f}", "s/" + f,
+              distributed(cmd, "--store", "{dir}/s", *more, "-o", "{out}"),
+              good_store)
+             for cmd, more in (("topk", ["--row", "0"]),
+                               ("pairs", ["--threshold", "0.5"]),
+                               ("index", []))]
+ROWS += [
+    ("irtk-similarity topk --index", INDEX,
+     [SIMILARITY, "topk", "--store", "{dir}/s", "--row", "0", "--index",
+      "{bad}", "-o", "{out}"], good_store),
+    ("irtk-similarity topk --ir", "in.ll",
+     [SIMILARITY, "topk", "--store", "{dir}/s", "--ir", "{bad}",
+      "--vocab", VOCAB, "-o", "{out}"], good_store),
+    ("Python Store.loadIndex", INDEX,
+     python("import ir2vec\nir2vec.loadStore('{dir}/s').loadIndex('{bad}')"),
+     good_store),
+    ("Python ApproxIndex.load", INDEX,
+     python("from ir2vec import _ir2vec\n_ir2vec.ApproxIndex.load('{bad}')"),
+     good_store),
+]
+
 
 def make_bad(kind, path):
+    if os.path.lexists(path):
+        os.unlink(path)
     if kind == "fifo":
         os.mkfifo(path)
     else:
@@ -170,11 +227,15 @@ class NotRegularInputsTest(harness.TableTest):
             for kind in ("fifo", "/dev/zero"):
                 with self.subTest(row=row, kind=kind), \
                         harness.Workdir() as w:
+                    files = extra[0] if extra else {}
+                    if callable(files):
+                        files(w)
+                        files = {}
                     bad = w.file(name)
                     make_bad(kind, bad)
                     if name.endswith(".bin"):  # the JSON beside it is good
                         w.copy(VOCAB, name[:-len(".bin")])
-                    for other, source in (extra[0] if extra else {}).items():
+                    for other, source in files.items():
                         w.copy(source() if callable(source) else source,
                                other)
                     out = w.file("out")

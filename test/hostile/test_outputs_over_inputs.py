@@ -10,6 +10,7 @@ byte for byte as it was (the input and, where it has one, its binary form).
 """
 
 import os
+import sys
 import unittest
 
 import harness
@@ -38,9 +39,24 @@ def llc(*flags):
                           "-o", "{dir}/out.s"]
 
 
-# (row, {name: source file copied into the row's directory, or a function
-# that makes it}, argv with {dir}; the files copied are the ones that must
-# not change).
+SIMILARITY = tool("irtk-similarity")
+INDEX = "{dir}/s/approx-ivf-flat-cosine.index"
+
+
+def store():
+    """A store with its default ivf-flat index, copied in as s/ (made when
+    the first row runs)."""
+    return {"s": lambda: harness.fixture("store", harness.store)}
+
+
+def distributed(*args):
+    return [sys.executable, "-m", "ir2vec.distributed", *args,
+            "--workers", "1"]
+
+
+# (row, {name: source file or directory, or a callable returning one,
+# copied into the row's directory}, argv with {dir}; no file under the
+# directory may change).
 ROWS = [
     ("irtk-vocab pack -o the vocabulary", {"v.json": VOCAB},
      [tool("irtk-vocab"), "pack", "{dir}/v.json", "-o", "{dir}/v.json"]),
@@ -106,7 +122,37 @@ ROWS = [
      {"c.json": trained.checkpoint},
      [tool("irtk-train"), "es-update", "--checkpoint", "{dir}/c.json",
       "--model", "{dir}/c.json", "--rewards", "{dir}/r.txt"]),
+    # The store's files and its index, under every command that reads them.
+    ("irtk-similarity index -o index.jsonl", store(),
+     [SIMILARITY, "index", "--store", "{dir}/s", "-o", "{dir}/s/index.jsonl"]),
+    ("irtk-similarity topk -o store.json", store(),
+     [SIMILARITY, "topk", "--store", "{dir}/s", "--row", "0",
+      "-o", "{dir}/s/store.json"]),
+    ("irtk-similarity topk --index -o the index", store(),
+     [SIMILARITY, "topk", "--store", "{dir}/s", "--row", "0", "--index",
+      INDEX, "-o", INDEX]),
+    ("irtk-similarity pairs -o embeddings.npy", store(),
+     [SIMILARITY, "pairs", "--store", "{dir}/s", "--threshold", "0.5",
+      "-o", "{dir}/s/embeddings.npy"]),
+    ("ir2vec.distributed topk -o store.json", store(),
+     distributed("topk", "--store", "{dir}/s", "--row", "0",
+                 "-o", "{dir}/s/store.json")),
+    ("ir2vec.distributed pairs -o embeddings.npy", store(),
+     distributed("pairs", "--store", "{dir}/s", "--threshold", "0.5",
+                 "-o", "{dir}/s/embeddings.npy")),
+    ("ir2vec.distributed index -o index.jsonl", store(),
+     distributed("index", "--store", "{dir}/s", "-o", "{dir}/s/index.jsonl")),
+    ("ir2vec.distributed index -o the index it builds", store(),
+     distributed("index", "--store", "{dir}/s", "-o", INDEX)),
+    ("ir2vec.distributed merge into the store", store(),
+     [sys.executable, "-m", "ir2vec.distributed", "merge", "{dir}/s",
+      "{dir}/./s"]),
 ]
+for f in ("embeddings.npy", "store.json", "index.jsonl", "./embeddings.npy"):
+    ROWS.append((f"Python Store.index(path=<store>/{f})", store(),
+                 python("import ir2vec\n"
+                        "ir2vec.loadStore('{dir}/s').index("
+                        f"path='{{dir}}/s/{f}')")))
 
 
 class OutputsOverInputsTest(harness.TableTest):
@@ -115,7 +161,7 @@ class OutputsOverInputsTest(harness.TableTest):
             with self.subTest(row=row), harness.Workdir() as w:
                 for name, source in files.items():
                     w.copy(source() if callable(source) else source, name)
-                named = [w.file(n) for n in files]
+                named = w.files()
                 named += [p + ".bin" for p in named]
                 before = harness.snapshot(named)
                 args = [a.replace("{dir}", str(w.path)) for a in argv]

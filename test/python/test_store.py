@@ -208,5 +208,50 @@ class StoreTest(unittest.TestCase):
                                     "built from other vectors"):
             ir2vec.loadStore(store).loadIndex(saved)
 
+    def test_index_topk_checks_its_arguments(self):
+        """Index.topk refuses what irtk-similarity topk refuses, with its
+        messages, as ValueError: k from 1, nprobe, ef and rerank up to 2^20
+        (0: the default), an excluded row of the store."""
+        store = os.path.join(self.tmp, "store")
+        llvm_ir2vec("embeddings", "--format=npy", "--level=inst", "-o", store,
+                    CFG_LL)
+        s = ir2vec.loadStore(store)
+        i = s.index("ivf-flat", lists=1)
+        q = s.vectors[0]
+        for kwargs, message in [
+                ({"k": 0}, "invalid k '0'; expected a number from 1 to "
+                           "1000000"),
+                ({"k": -3}, "invalid k '-3'"),
+                ({"nprobe": -1}, "invalid nprobe '-1'; expected 0 (the "
+                                 "index's default) or a number from 1 to "
+                                 "1048576"),
+                ({"nprobe": 2 ** 40}, f"invalid nprobe '{2 ** 40}'"),
+                ({"ef": -5}, "invalid ef '-5'"),
+                ({"rerank": 2 ** 21}, "invalid rerank"),
+                ({"exclude": [len(s)]}, f"exclude: row {len(s)} out of range: "
+                                        f"store {store} has {len(s)} rows"),
+                ({"exclude": [-2]}, "exclude: row -2 out of range")]:
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaises(ValueError) as e:
+                    i.topk(q, **kwargs)
+                self.assertIn(message, str(e.exception))
+                self.assertNotIsInstance(e.exception, TypeError)
+        self.assertEqual(len(i.topk(q, k=1, nprobe=1, exclude=[-1])[0]), 1)
+
+    def test_unaligned_matrices_are_searched(self):
+        """A float32 array whose data is not 4-byte aligned (numpy allows
+        it) is searched as its aligned copy: the search loads floats from
+        it, which must be aligned (the sanitized build checks)."""
+        rng = numpy.random.default_rng(1)
+        base = rng.standard_normal((50, 6)).astype(numpy.float32)
+        raw = numpy.zeros(base.nbytes + 1, dtype=numpy.uint8)
+        odd = raw[1:].view(numpy.float32).reshape(base.shape)
+        odd[...] = base
+        self.assertFalse(odd.flags.aligned)
+        want = ir2vec._ir2vec.topK(base[:3], base, 4, "cosine")
+        self.assertEqual(ir2vec._ir2vec.topK(odd[:3], odd, 4, "cosine"), want)
+        index = ir2vec._ir2vec.ApproxIndex.build(odd, lists=1)
+        self.assertEqual(index.search(odd[:3], odd, k=4), want)
+
 if __name__ == "__main__":
     unittest.main()

@@ -29,6 +29,7 @@
 #include "irtk/store/Store.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/OutputFile.h"
+#include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/LLVMContext.h"
@@ -262,9 +263,12 @@ static Expected<QuerySet> mirQueries(const Options &O, const Store &S,
   EO.Level = Settings->Level;
   QuerySet Q;
   for (const std::string &File : O.IRFiles) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(File);
+    irtk::support::ReadOptions RO;
+    RO.AllowStdin = false;
+    Expected<std::unique_ptr<MemoryBuffer>> Buf =
+        irtk::support::readFile(File, "", RO);
     if (!Buf)
-      return inputError(File + ": " + Buf.getError().message());
+      return Buf.takeError();
     LLVMContext Ctx;
     // A .mir file keeps its own target (checked below); IR is lowered for
     // the store's, as llvm-ir2vec --mtriple did.

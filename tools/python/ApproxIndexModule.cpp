@@ -59,10 +59,10 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
             O.TrainRows = TrainRows;
             O.Seed = Seed;
             O.Threads = Threads;
-            MatrixRef B = matrixRef(Base, "base");
+            MatrixArg B(Base, "base");
             llvm::Expected<ApproxIndex> I = [&] {
               py::gil_scoped_release NoGIL;
-              return ApproxIndex::build(B, O);
+              return ApproxIndex::build(B.ref(), O);
             }();
             return take(std::move(I));
           },
@@ -86,7 +86,7 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
           "check",
           [](const ApproxIndex &I, FloatMatrix Base, py::handle Index,
              py::handle Store) {
-            throwIf(I.checkMatrix(matrixRef(Base, "base"),
+            throwIf(I.checkMatrix(MatrixArg(Base, "base").ref(),
                                   toPath(Index, "indexName"),
                                   toPath(Store, "storeName")));
           },
@@ -96,8 +96,8 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
           [](const ApproxIndex &I, FloatMatrix Queries, FloatMatrix Base,
              unsigned K, unsigned NProbe, unsigned Ef, unsigned Rerank,
              std::vector<int64_t> Exclude, unsigned Threads) {
-            MatrixRef Q = matrixRef(Queries, "queries"),
-                      B = matrixRef(Base, "base");
+            MatrixArg QArg(Queries, "queries"), BArg(Base, "base");
+            const MatrixRef &Q = QArg.ref(), &B = BArg.ref();
             if (Q.Rows && Q.Dim != I.info().Dimension)
               throwValueError("the queries have dimension " +
                               std::to_string(Q.Dim) + "; the index " +
@@ -148,6 +148,8 @@ void irtk::python::bindApproxIndex(py::module_ &M) {
       .def_property_readonly("bytes", &ApproxIndex::bytes);
   M.def(
       "matrixChecksum",
-      [](FloatMatrix A) { return matrixChecksum(matrixRef(A, "matrix")); },
+      [](FloatMatrix A) {
+        return matrixChecksum(MatrixArg(A, "matrix").ref());
+      },
       py::arg("matrix"));
 }

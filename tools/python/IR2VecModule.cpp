@@ -1014,8 +1014,8 @@ static void mergeStore(py::handle FromObj, py::handle ToObj) {
 static py::list topK(FloatMatrix Queries, FloatMatrix Base, unsigned K,
                      const std::string &Metric, std::vector<int64_t> Exclude,
                      unsigned Threads) {
-  irtk::store::MatrixRef Q = matrixRef(Queries, "queries"),
-                         B = matrixRef(Base, "base");
+  MatrixArg QArg(Queries, "queries"), BArg(Base, "base");
+  const irtk::store::MatrixRef &Q = QArg.ref(), &B = BArg.ref();
   if (B.Rows && Q.Rows && Q.Dim != B.Dim)
     throwValueError("queries and base differ in dimension");
   if (!Exclude.empty() && Exclude.size() != Q.Rows)
@@ -1044,7 +1044,8 @@ static py::list topK(FloatMatrix Queries, FloatMatrix Base, unsigned K,
 /// Returns a list of (row of A, row of B, score) in the search's order.
 static py::list pairs(FloatMatrix A, FloatMatrix B, bool Same, double Threshold,
                       const std::string &Metric, unsigned Threads) {
-  irtk::store::MatrixRef MA = matrixRef(A, "a"), MB = matrixRef(B, "b");
+  MatrixArg AArg(A, "a"), BArg(B, "b");
+  const irtk::store::MatrixRef &MA = AArg.ref(), &MB = BArg.ref();
   irtk::store::MetricKind M = metricOf(Metric);
   std::vector<irtk::store::ScoredPair> R;
   {

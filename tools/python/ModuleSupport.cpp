@@ -10,6 +10,9 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace py = pybind11;
 
 namespace irtk::python {
@@ -49,11 +52,19 @@ std::string toPath(py::handle Obj, const std::string &What) {
   return Path;
 }
 
-irtk::store::MatrixRef matrixRef(const FloatMatrix &A, const char *What) {
+MatrixArg::MatrixArg(const FloatMatrix &A, const char *What) {
   if (A.ndim() != 2)
     throwValueError(std::string(What) + " must be a 2-d float32 array");
-  return {A.data(), static_cast<uint64_t>(A.shape(0)),
-          static_cast<unsigned>(A.shape(1))};
+  const float *Data = A.data();
+  uint64_t Rows = static_cast<uint64_t>(A.shape(0));
+  unsigned Dim = static_cast<unsigned>(A.shape(1));
+  if (reinterpret_cast<uintptr_t>(Data) % alignof(float)) {
+    Copy.resize(Rows * Dim);
+    if (!Copy.empty())
+      std::memcpy(Copy.data(), Data, Copy.size() * sizeof(float));
+    Data = Copy.data();
+  }
+  Ref = {Data, Rows, Dim};
 }
 
 irtk::store::MetricKind metricOf(const std::string &Name) {

@@ -15,6 +15,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <vector>
 
 namespace irtk::python {
 
@@ -38,9 +39,23 @@ std::string toPath(pybind11::handle Obj, const std::string &What);
 
 using FloatMatrix = pybind11::array_t<float, pybind11::array::c_style>;
 
-/// \p A as a matrix; ValueError ("<What> must be a 2-d float32 array")
-/// unless it has 2 dimensions.
-irtk::store::MatrixRef matrixRef(const FloatMatrix &A, const char *What);
+/// A matrix argument: \p A's own memory when it is aligned for floats,
+/// else an aligned copy. A numpy array need not be aligned (an array
+/// memory-mapped from a file at an odd offset, a view into bytes), and the
+/// searches load its rows as floats (Eigen, SIMD). ValueError ("<What> must
+/// be a 2-d float32 array") unless \p A has 2 dimensions. Neither copied
+/// nor moved: ref() points into it.
+class MatrixArg {
+public:
+  MatrixArg(const FloatMatrix &A, const char *What);
+  MatrixArg(const MatrixArg &) = delete;
+  MatrixArg &operator=(const MatrixArg &) = delete;
+  const irtk::store::MatrixRef &ref() const { return Ref; }
+
+private:
+  std::vector<float> Copy;
+  irtk::store::MatrixRef Ref;
+};
 
 /// The metric named \p Name; ValueError for another name.
 irtk::store::MetricKind metricOf(const std::string &Name);

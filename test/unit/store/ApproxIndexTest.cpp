@@ -14,6 +14,8 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -46,6 +48,14 @@ struct TempPath {
     sys::fs::closeFile(FD);
   }
   ~TempPath() { sys::fs::remove(Path); }
+  std::string bytes() const {
+    return (*MemoryBuffer::getFile(Path, /*IsText=*/false))->getBuffer().str();
+  }
+  void setBytes(StringRef Bytes) const {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    OS << Bytes;
+  }
 };
 
 std::vector<std::vector<Neighbor>> exact(MatrixRef Base, MetricKind M,
@@ -223,20 +233,20 @@ TEST(ApproxIndexTest, AnotherMatrixIsRefused) {
             std::string::npos);
 }
 
+/// The bytes of a default index of \p Base, written to \p T.
+std::string writeIndex(MatrixRef Base, const TempPath &T) {
+  Expected<ApproxIndex> I = ApproxIndex::build(Base, {});
+  EXPECT_TRUE(!!I) << toString(I.takeError());
+  EXPECT_FALSE(!!I->write(T.Path));
+  return T.bytes();
+}
+
 TEST(ApproxIndexTest, ACorruptOrTruncatedFileIsAnError) {
   std::vector<float> V = clusteredRows(300, 8, 6);
-  Expected<ApproxIndex> I = ApproxIndex::build({V.data(), 300, 8}, {});
-  ASSERT_TRUE(!!I) << toString(I.takeError());
   TempPath T;
-  ASSERT_FALSE(!!I->write(T.Path));
-  std::string Bytes =
-      (*MemoryBuffer::getFile(T.Path, /*IsText=*/false))->getBuffer().str();
+  std::string Bytes = writeIndex({V.data(), 300, 8}, T);
   auto LoadError = [&](StringRef Content) {
-    {
-      std::error_code EC;
-      raw_fd_ostream OS(T.Path, EC);
-      OS << Content;
-    }
+    T.setBytes(Content);
     Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
     return L ? std::string() : toString(L.takeError());
   };
@@ -249,9 +259,134 @@ TEST(ApproxIndexTest, ACorruptOrTruncatedFileIsAnError) {
                 .find("not an irtk approximate index"),
             std::string::npos);
   std::string Future = Bytes;
-  Future.replace(Future.find("\"version\":1"), 11, "\"version\":9");
+  Future.replace(Future.find("\"version\":2"), 11, "\"version\":9");
   EXPECT_NE(LoadError(Future).find("format version 9"), std::string::npos);
   EXPECT_EQ(LoadError(Bytes), "");
+}
+
+TEST(ApproxIndexTest, AnIndexOfTheFirstVersionIsToBeBuiltAgain) {
+  std::vector<float> V = clusteredRows(100, 4, 6);
+  TempPath T;
+  std::string Bytes = writeIndex({V.data(), 100, 4}, T);
+  Bytes.replace(Bytes.find("\"version\":2"), 11, "\"version\":1");
+  T.setBytes(Bytes);
+  Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
+  ASSERT_FALSE(!!L);
+  EXPECT_EQ(toString(L.takeError()),
+            (T.Path + ": an index of format version 1, which this irtk no "
+                      "longer reads; build it again with irtk-similarity "
+                      "index")
+                .str());
+}
+
+/// Every byte of a small index of each kind, the header's too, changed in
+/// turn (one bit; in the header and trailer lines, all its bits too):
+/// every such file is refused.
+TEST(ApproxIndexTest, EveryChangedByteIsRefused) {
+  std::vector<float> V = clusteredRows(256, 4, 8);
+  MatrixRef Base{V.data(), 256, 4};
+  for (ApproxKind K :
+       {ApproxKind::IVFFlat, ApproxKind::IVFPQ, ApproxKind::HNSW}) {
+    ApproxBuildOptions BO;
+    BO.Kind = K;
+    BO.Lists = 2;
+    BO.PQBytes = 1;
+    BO.HNSWLinks = 2;
+    BO.TrainRows = 256;
+    BO.TrainIterations = 2;
+    Expected<ApproxIndex> I = ApproxIndex::build(
+        K == ApproxKind::IVFPQ ? Base : MatrixRef{V.data(), 24, 4}, BO);
+    ASSERT_TRUE(!!I) << toString(I.takeError());
+    TempPath T;
+    ASSERT_FALSE(!!I->write(T.Path));
+    std::string Bytes = T.bytes();
+    ASSERT_TRUE(!!ApproxIndex::load(T.Path));
+    size_t Accepted = 0;
+    size_t HeaderEnd = Bytes.find('\n') + 1;
+    size_t TrailerStart = StringRef(Bytes).drop_back().rfind('\n');
+    for (size_t At = 0; At < Bytes.size(); ++At)
+      for (uint8_t Flip : {0x01, 0xff}) {
+        if (Flip == 0xff && At >= HeaderEnd && At < TrailerStart)
+          continue;
+        std::string Changed = Bytes;
+        Changed[At] ^= static_cast<char>(Flip);
+        T.setBytes(Changed);
+        Expected<ApproxIndex> L = ApproxIndex::load(T.Path);
+        if (L) {
+          ++Accepted;
+          ADD_FAILURE() << approxKindName(K).str() << ": byte " << At << " of "
+                        << Bytes.size() << " ^ " << int(Flip) << " accepted";
+        } else {
+          consumeError(L.takeError());
+        }
+      }
+    EXPECT_EQ(Accepted, 0u) << approxKindName(K).str();
+  }
+}
+
+/// Rows whose exact scores tie, many of them at the K-th place and spread
+/// over the lists: an ivf-flat search that visits every list keeps every
+/// tied candidate, so it equals the exact search (ties by the lower row),
+/// whichever the index met first.
+TEST(ApproxIndexTest, AnExhaustiveSearchKeepsEveryTiedRow) {
+  const unsigned Dim = 4;
+  std::vector<float> V = clusteredRows(1500, Dim, 9);
+  // For euclidean, from the origin: every arrangement of (+-1, +-2, +-2, 0)
+  // is at the squared distance 9, exactly in floats too; for cosine, from
+  // (1, 0, 0, 0): every multiple of (1, +-1, 0, 0) and its arrangements
+  // has the cosine 1/sqrt(2). They overwrite rows spread over the store.
+  std::vector<std::array<float, Dim>> Tied;
+  std::array<float, Dim> P = {0, 1, 2, 2};
+  do {
+    for (unsigned Signs = 0; Signs < 8; ++Signs) {
+      std::array<float, Dim> R = P;
+      unsigned Bit = 0;
+      for (float &X : R)
+        if (X != 0)
+          X *= (Signs >> Bit++) & 1 ? -1 : 1;
+      Tied.push_back(R);
+    }
+  } while (std::next_permutation(P.begin(), P.end()));
+  for (float Scale : {0.5f, 1.0f, 2.0f, 8.0f})
+    for (unsigned E = 1; E < Dim; ++E)
+      for (float Sign : {-1.0f, 1.0f}) {
+        std::array<float, Dim> R = {Scale, 0, 0, 0};
+        R[E] = Sign * Scale;
+        Tied.push_back(R);
+      }
+  for (size_t T = 0; T < Tied.size(); ++T)
+    std::copy(Tied[T].begin(), Tied[T].end(), &V[(T * 7 + 3) % 1500 * Dim]);
+  MatrixRef Base{V.data(), 1500, Dim};
+  std::vector<float> Q = {0, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0, 0, 0};
+  MatrixRef Queries{Q.data(), 3, Dim};
+  for (MetricKind M : {MetricKind::Cosine, MetricKind::Euclidean}) {
+    ApproxBuildOptions BO;
+    BO.Metric = M;
+    BO.Lists = 8;
+    Expected<ApproxIndex> I = ApproxIndex::build(Base, BO);
+    ASSERT_TRUE(!!I) << toString(I.takeError());
+    for (unsigned K : {10u, 30u}) {
+      SearchOptions XO;
+      XO.Metric = M;
+      XO.K = K;
+      auto Want = topK(Queries, Base, XO);
+      using Scan = ApproxSearchOptions::Scan;
+      for (Scan S : {Scan::ByList, Scan::ByQuery}) {
+        ApproxSearchOptions SO;
+        SO.K = K;
+        SO.NProbe = 8;
+        SO.ScanOrder = S;
+        auto Got = I->search(Queries, Base, SO);
+        for (size_t R = 0; R < Want.size(); ++R) {
+          ASSERT_EQ(Got[R].size(), Want[R].size());
+          for (size_t N = 0; N < Want[R].size(); ++N)
+            EXPECT_EQ(Got[R][N].Row, Want[R][N].Row)
+                << metricName(M).str() << ", k " << K << ", scan " << int(S)
+                << ", query " << R << ", rank " << N;
+        }
+      }
+    }
+  }
 }
 
 TEST(ApproxIndexTest, OptionsThatDoNotFitAreErrors) {

@@ -36,7 +36,8 @@ import tempfile
 import time
 
 from . import _ir2vec
-from .store import FORMAT, SHARDED_VERSION, StoreError, loadStore
+from .store import (FORMAT, SHARDED_VERSION, StoreError, checkNotAnInput,
+                    checkNotAStream, loadStore)
 
 PROG = "python3 -m ir2vec.distributed"
 PLAN_NAME = "plan.json"
@@ -163,6 +164,10 @@ def _prepare_output(out, plan, what):
     run resumes). Anything else there is refused."""
     plan_path = os.path.join(out, PLAN_NAME)
     if os.path.isdir(out) and os.listdir(out):
+        try:
+            checkNotAStream(plan_path)
+        except StoreError as e:
+            raise RunError(str(e))
         try:
             with open(plan_path, encoding="utf-8",
                       errors="surrogateescape") as f:
@@ -471,6 +476,16 @@ def _merge(args):
         s = loadStore(args.store)
     except StoreError as e:
         raise RunError(str(e))
+    # The output directory is replaced as a whole: never the store's own
+    # or one of its shards' (the store would lose that shard's rows).
+    for d in [args.store] + [p for p, _, _ in s.shards]:
+        try:
+            same = os.path.samefile(args.output, d)
+        except OSError:
+            same = False
+        if same:
+            raise RunError(f"cannot write '{args.output}': it is the input "
+                           f"'{d}'")
     if not s.shards:
         _say(f"{args.store}: not a sharded store; copying it", "warning")
     try:
@@ -599,6 +614,15 @@ def _shard_list(path):
     return s, (s.shards or [(path, 0, len(s))])
 
 
+def _check_output(output, s, indexes=()):
+    """Refuses a result file that is one of the files the command reads:
+    the store's, and the indexes it searches or builds."""
+    try:
+        checkNotAnInput(output, s.files() + list(indexes))
+    except StoreError as e:
+        raise RunError(str(e))
+
+
 def _fields(r):
     return {key: v for key, v in r.items() if key != "row"}
 
@@ -606,6 +630,8 @@ def _fields(r):
 def _topk(args):
     import numpy
     s, shards = _shard_list(args.store)
+    _check_output(args.output, s, [_index_path(p, args.index, args.metric)
+                                   for p, _, _ in shards if args.index])
     if args.row is not None and not 0 <= args.row < len(s):
         raise RunError(f"row {args.row} out of range: store {args.store} "
                        f"has {len(s)} rows")
@@ -661,6 +687,8 @@ def _topk(args):
 
 def _index(args):
     s, shards = _shard_list(args.store)
+    _check_output(args.output, s, [_index_path(p, args.kind, args.metric)
+                                   for p, _, _ in shards])
     options = {"lists": args.lists, "pqBytes": args.pq_bytes,
                "hnswLinks": args.hnsw_links, "trainRows": args.train_rows,
                "seed": args.seed}
@@ -687,6 +715,7 @@ def _index(args):
 
 def _pairs(args):
     s, shards = _shard_list(args.store)
+    _check_output(args.output, s)
     client, cluster = _client(args)
     try:
         futs = []

@@ -24,7 +24,9 @@ stores (ir2vec.distributed) in docs/Distributed.md.
 """
 
 import json
+import numbers
 import os
+import stat
 
 import numpy
 
@@ -40,8 +42,58 @@ class StoreError(ValueError):
     """A store that cannot be read: the message names the file and why."""
 
 
+def checkNotAStream(path):
+    """Raises StoreError when ``path`` exists and is neither a regular file
+    nor a directory (a FIFO would block the reader forever, a device such
+    as /dev/zero would be read without end), as irtk's C++ readers refuse
+    it: "<path>: cannot read: not a regular file". A missing file is left
+    to the reader, whose message says so."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise StoreError(f"{os.fsdecode(path)}: cannot read: not a regular "
+                         f"file")
+
+
+def checkNotAnInput(output, inputs):
+    """Raises StoreError when writing ``output`` would replace one of
+    ``inputs`` (the same file, by any path to it), with the message of
+    irtk's C++ tools: "cannot write '<output>': it is the input '<input>'".
+    An output that does not exist yet or is not a regular file (a device)
+    never is."""
+    try:
+        out = os.stat(output)
+    except OSError:
+        return
+    if not stat.S_ISREG(out.st_mode):
+        return
+    for path in inputs:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if os.path.samestat(out, st):
+            raise StoreError(f"cannot write '{os.fsdecode(output)}': it is "
+                             f"the input '{os.fsdecode(path)}'")
+
+
+def _check_count(name, value, lo, hi, zero=None):
+    """irtk-similarity's check of a count option, for a keyword argument;
+    ``zero`` names what 0 means where it is allowed."""
+    if not isinstance(value, bool) and isinstance(value, numbers.Integral) \
+            and (lo <= value <= hi or (zero and value == 0)):
+        return
+    allowed = f"a number from {lo} to {hi}"
+    if zero:
+        allowed = f"0 ({zero}) or " + allowed
+    raise ValueError(f"invalid {name} '{value}'; expected {allowed}")
+
+
 def _read_info(path):
     info_path = os.path.join(path, "store.json")
+    checkNotAStream(info_path)
     try:
         with open(info_path, encoding="utf-8") as f:
             info = json.load(f)
@@ -99,6 +151,7 @@ class Store:
             return
         self.shards = []
         npy_path = os.path.join(path, "embeddings.npy")
+        checkNotAStream(npy_path)
         try:
             vectors = numpy.load(npy_path, mmap_mode="r")
         except (OSError, ValueError) as e:
@@ -111,6 +164,7 @@ class Store:
                              f"({info.get('count')}, {info.get('dimension')})")
         self.vectors = vectors
         index_path = os.path.join(path, "index.jsonl")
+        checkNotAStream(index_path)
         records = []
         try:
             with open(index_path, encoding="utf-8",
@@ -190,6 +244,18 @@ class Store:
     def __len__(self):
         return len(self.records)
 
+    def files(self):
+        """The files the store is read from: its store.json, and each
+        shard's (the store's own for an ordinary store) store.json,
+        embeddings.npy and index.jsonl."""
+        dirs = [p for p, _, _ in self.shards] or [self.path]
+        out = [os.path.join(self.path, "store.json")]
+        for d in dirs:
+            out += [os.path.join(d, n) for n in ("store.json",
+                                                 "embeddings.npy",
+                                                 "index.jsonl")]
+        return list(dict.fromkeys(out))
+
     def rows(self, function=None, module=None):
         """Row numbers whose function (symbol or demangled name) and module
         match the given ones; all rows when none is given."""
@@ -212,6 +278,7 @@ class Store:
         from . import _ir2vec
         if path is None:
             path = os.path.join(self.path, f"approx-{kind}-{metric}.index")
+        checkNotAnInput(path, self.files())
         try:
             native = _ir2vec.ApproxIndex.build(
                 self._matrix(), kind=kind, metric=metric, lists=lists,
@@ -266,14 +333,29 @@ class Index:
         best rows of the store among the index's candidates, as a list of
         (row, score), best first. ``nprobe`` (ivf-*), ``ef`` (hnsw) and
         ``rerank`` are irtk-similarity topk's; ``exclude`` gives per query a
-        row to leave out (-1: none)."""
+        row to leave out (-1: none). The arguments are checked as
+        irtk-similarity checks its options (ValueError)."""
+        _check_count("k", k, 1, 1000000)
+        for name, value in (("nprobe", nprobe), ("ef", ef),
+                            ("rerank", rerank)):
+            _check_count(name, value, 1, 1 << 20, "the index's default")
+        _check_count("threads", threads, 0, 4096)
+        n = len(self.store)
+        for e in exclude if exclude is not None else []:
+            if isinstance(e, bool) or not isinstance(e, numbers.Integral):
+                raise ValueError(f"exclude: {e!r} is not a row number")
+            if e != -1 and not 0 <= e < n:
+                raise ValueError(f"exclude: row {e} out of range: store "
+                                 f"{self.store.path} has {n} rows")
         q = numpy.ascontiguousarray(queries, dtype=numpy.float32)
         if q.ndim == 1:
             q = q.reshape(1, -1)
         try:
             return self._native.search(
                 q, self.store._matrix(), k=k, nprobe=nprobe, ef=ef,
-                rerank=rerank, exclude=list(exclude or []), threads=threads)
+                rerank=rerank,
+                exclude=list(exclude if exclude is not None else []),
+                threads=threads)
         except ValueError as e:
             raise StoreError(f"{self.path}: {e}") from None
 
