@@ -230,6 +230,29 @@ static Error runValidate(const LayoutChoice &C,
   return Failed ? irtk::tools::reportedError() : Error::success();
 }
 
+/// Names past this many are counted, not listed: a MIR layout has
+/// thousands of entities, most of them absent from any vocabulary.
+static constexpr size_t MaxListedNames = 20;
+
+/// "<Label>: a b c" (or "none"); a longer list: "<Label>: <n>, the first
+/// 20: a b ... and <n - 20> more".
+static void printNameList(raw_ostream &OS, StringRef Label,
+                          ArrayRef<std::string> Names) {
+  OS << Label << ":";
+  if (Names.empty()) {
+    OS << " none\n";
+    return;
+  }
+  bool Long = Names.size() > MaxListedNames;
+  if (Long)
+    OS << ' ' << Names.size() << ", the first " << MaxListedNames << ":";
+  for (const std::string &N : Names.take_front(MaxListedNames))
+    OS << ' ' << N;
+  if (Long)
+    OS << " and " << Names.size() - MaxListedNames << " more";
+  OS << '\n';
+}
+
 static Error runStats(const LayoutChoice &C, const std::string &File) {
   Expected<Vocabulary> V = C.load(File);
   if (!V)
@@ -243,14 +266,11 @@ static Error runStats(const LayoutChoice &C, const std::string &File) {
     OS << "  " << V->layout().groupName(G) << ": " << S.GroupPresent[G] << "/"
        << S.GroupTotal[G] << '\n';
   std::vector<EntityId> Missing = V->missingEntities();
-  OS << "missing:";
+  std::vector<std::string> MissingNames;
   for (EntityId Id : Missing)
-    OS << ' ' << V->layout().entityName(Id);
-  OS << (Missing.empty() ? " none\n" : "\n");
-  OS << "unknown keys:";
-  for (const std::string &K : V->unknownKeys())
-    OS << ' ' << K;
-  OS << (V->unknownKeys().empty() ? " none\n" : "\n");
+    MissingNames.push_back(V->layout().entityName(Id).str());
+  printNameList(OS, "missing", MissingNames);
+  printNameList(OS, "unknown keys", V->unknownKeys());
   if (S.Present) {
     OS << "norm min: " << format("%.6g", S.MinNorm) << " ("
        << V->layout().entityName(S.MinNormEntity) << ")\n";
