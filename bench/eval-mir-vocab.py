@@ -139,8 +139,8 @@ def main():
         a = np.array([r[k] for r in rs])
         return f"{a.mean():.3f} ± {a.std():.3f}"
 
-    print(f"| row | purity@1 | purity@3 |")
-    print(f"|---|---|---|")
+    print("| row | purity@1 | purity@3 |")
+    print("|---|---|---|")
     print(f"| {os.path.basename(args.vocab)} | {rows[0][1][1]:.3f} | "
           f"{rows[0][1][3]:.3f} |")
     print(f"| random ({args.random} seeds) | {mean_sd(rand, 1)} | "

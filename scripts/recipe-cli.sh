@@ -28,6 +28,7 @@
 #
 #===------------------------------------------------------------------------===#
 
+# shellcheck shell=bash
 log() { printf '[%s %s] %s\n' "$RECIPE_NAME" "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 usage() {

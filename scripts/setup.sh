@@ -16,6 +16,7 @@ PACKAGES=(
   libclang-rt-22-dev # libFuzzer and the sanitizer runtimes (test.sh --fuzz)
   libfaiss-dev # the approximate similarity indexes (irtk-similarity index)
   libopenblas0-openmp # BLAS for FAISS: k-means 9x faster than the reference BLAS
+  clang-format-22 shellcheck pyflakes3 # scripts/lint.sh; clang-format pinned to 22
 )
 
 SUDO=""

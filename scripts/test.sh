@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine (scripts/setup.sh), builds irtk and runs
-# every test: GoogleTest, lit + FileCheck, and the differential suite against
-# upstream LLVM 22. This is the README's test command and what CI runs.
+# Sets up a fresh Debian 12 machine (scripts/setup.sh), lints the sources
+# (scripts/lint.sh: clang-format-22, shellcheck, pyflakes; before the build, so
+# a finding is reported in seconds), builds irtk and runs every test:
+# GoogleTest, lit + FileCheck, and the differential suite against upstream
+# LLVM 22. This is the README's test command and what CI runs.
 #
 #   --sanitize  then also configure a second build with
 #           -DIRTK_SANITIZE='address;undefined' (build-san/, or
@@ -30,6 +32,7 @@ for arg in "$@"; do
   esac
 done
 ./scripts/setup.sh
+./scripts/lint.sh
 BUILD=${IRTK_BUILD_DIR:-build}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD" -j "$(nproc)"

@@ -81,7 +81,6 @@ import functools
 import itertools
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -92,8 +92,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     std::shared_ptr<const mir2vec::TargetLayout> T;
     if (StringRef Tables = vocab::Vocabulary::binaryLayoutTables(Form);
         !Tables.empty())
-      T = mir2vec::TargetLayout::fromTables(Tables, *Target->TII,
-                                            *Target->TRI, "x86-64 MIR");
+      T = mir2vec::TargetLayout::fromTables(Tables, *Target->TII, *Target->TRI,
+                                            "x86-64 MIR");
     L = T ? T->layout() : Target->Built->layout();
   } else {
     L = ir2vec::irLayout();

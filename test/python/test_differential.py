@@ -23,7 +23,6 @@ present.
 
 import collections
 import json
-import os
 import pathlib
 import random
 import subprocess

@@ -694,8 +694,8 @@ static std::string rewardSummary(unsigned Step, ArrayRef<double> Rewards) {
   raw_string_ostream OS(S);
   OS << "step " << Step << ": mean reward "
      << format("%+.5f", Sum / Rewards.size()) << ", best "
-     << format("%+.5f", Best) << ", worst " << format("%+.5f", Worst)
-     << " of " << Rewards.size() << " candidates";
+     << format("%+.5f", Best) << ", worst " << format("%+.5f", Worst) << " of "
+     << Rewards.size() << " candidates";
   return S;
 }
 

@@ -15,6 +15,7 @@
 #
 #===------------------------------------------------------------------------===#
 
+# shellcheck shell=bash
 RECIPE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$RECIPE/../.." && pwd)
 BIN=${IRTK_BIN:-$ROOT/build/bin}

@@ -150,7 +150,9 @@ TEST(FormatTest, JSONObjectWriterKeepsMemberOrder) {
 TEST(FormatTest, JSONObjectWriterEmptyWithoutNewline) {
   std::string S;
   llvm::raw_string_ostream OS(S);
-  { JSONObjectWriter W(OS, /*NewLine=*/false); }
+  {
+    JSONObjectWriter W(OS, /*NewLine=*/false);
+  }
   EXPECT_EQ(S, "{}");
 }
 

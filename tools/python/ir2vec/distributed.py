@@ -36,7 +36,7 @@ import tempfile
 import time
 
 from . import _ir2vec
-from .store import (FORMAT, SHARDED_VERSION, StoreError, checkNotAnInput,
+from .store import (SHARDED_VERSION, StoreError, checkNotAnInput,
                     checkNotAStream, loadStore)
 
 PROG = "python3 -m ir2vec.distributed"
