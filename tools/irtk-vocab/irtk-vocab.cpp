@@ -190,6 +190,13 @@ static Error runValidate(const LayoutChoice &C,
       continue;
     }
     std::string Name = F == "-" ? "<stdin>" : F;
+    // Before its keys are reported one by one: another target's
+    // vocabulary has thousands that name nothing here.
+    if (C.Target)
+      if (Error E = irtk::mir2vec::checkOpcodesOfTarget(*V, Name)) {
+        Report(std::move(E));
+        continue;
+      }
     for (const std::string &K : V->unknownKeys())
       WithColor::warning(errs(), ToolName)
           << Name << ": unknown key '" << K << "' (ignored)\n";
@@ -199,11 +206,6 @@ static Error runValidate(const LayoutChoice &C,
           << (C.Target ? "an entity of the " + C.layout().description().str()
                        : std::string("an LLVM 22 entity"))
           << "; every vector is zero\n";
-    if (C.Target)
-      if (Error E = irtk::mir2vec::checkOpcodesOfTarget(*V, Name)) {
-        Report(std::move(E));
-        continue;
-      }
     if (Strict) {
       if (Error E = checkComplete(*V, Name)) {
         Report(std::move(E));
