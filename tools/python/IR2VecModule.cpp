@@ -105,14 +105,18 @@ struct LoadedModule {
   std::vector<std::string> Warnings;
 };
 
+/// The embeddings of one function, at the levels walked.
+struct FunctionRows {
+  std::string Name;
+  Rows Function, Blocks, Instructions;
+};
+
 /// What embedFiles computes for one file, without touching Python.
 struct FileResult {
   std::string Error;
   std::vector<std::string> Warnings;
-  /// Level func: one row per defined function.
-  Rows Functions;
-  /// Levels bb and inst: the rows of each defined function.
-  std::vector<std::pair<std::string, Rows>> PerFunction;
+  /// Every function walked, in module order.
+  std::vector<FunctionRows> Functions;
 };
 
 } // namespace
@@ -140,7 +144,10 @@ static Expected<LoadedModule> loadModule(const std::string &Path) {
 }
 
 /// Appends \p E to \p R, keyed as upstream's maps key it: by the function's
-/// name, the block's name, or the instruction's text.
+/// name, the block's name, or the instruction's text; except that a block
+/// is keyed by its label (the walk must be asked for labels), so that
+/// unnamed blocks do not collide: a named block's name, `%N` for an unnamed
+/// one, `bb.N[.name]` for a machine block.
 static void appendRecord(Rows &R, const irtk::ircommon::EmbeddingRecord &E) {
   std::string Key;
   switch (E.Level) {
@@ -148,7 +155,7 @@ static void appendRecord(Rows &R, const irtk::ircommon::EmbeddingRecord &E) {
     Key = E.F->getName().str();
     break;
   case LevelKind::BasicBlock:
-    Key = E.BlockName.str();
+    Key = E.BlockLabel.str();
     break;
   case LevelKind::Instruction:
     Key = E.InstText.str();
@@ -169,15 +176,36 @@ public:
 private:
   Rows &R;
 };
+
+/// A walker sink that keeps the records of each function apart.
+class FunctionRowsSink : public irtk::ircommon::EmbeddingSink {
+public:
+  explicit FunctionRowsSink(std::vector<FunctionRows> &Out) : Out(Out) {}
+  void beginFunction(const Function &F) override {
+    Out.push_back({F.getName().str(), Rows(), Rows(), Rows()});
+  }
+  void record(const irtk::ircommon::EmbeddingRecord &E) override {
+    FunctionRows &F = Out.back();
+    Rows &R = E.Level == LevelKind::Function     ? F.Function
+              : E.Level == LevelKind::BasicBlock ? F.Blocks
+                                                 : F.Instructions;
+    R.Dim = E.Vector.size();
+    appendRecord(R, E);
+  }
+
+private:
+  std::vector<FunctionRows> &Out;
+};
 } // namespace
 
 /// The walker's options for level \p L of kind \p K, as upstream's
 /// IR2VecTool queries: a fresh embedder per function, blocks and
 /// instructions in layout order (unreachable ones included), instructions
-/// keyed by Instruction::print's text.
+/// keyed by Instruction::print's text, blocks by their labels.
 static irtk::ir2vec::WalkOptions walkOptions(EmbeddingKind K, LevelKind L) {
   irtk::ir2vec::WalkOptions O = irtk::ir2vec::WalkOptions::forLevel(K, L);
   O.InstructionText = L == LevelKind::Instruction;
+  O.BlockLabels = L == LevelKind::BasicBlock;
   return O;
 }
 
@@ -481,58 +509,32 @@ struct PyMIRVocab {
   irtk::mir2vec::Weights W;
 };
 
-/// The embeddings of one machine function, at every level.
-struct MachineFunctionRows {
-  std::string Name;
-  Rows Function, Blocks, Instructions;
-};
-
-/// A walker sink that keeps every level of every machine function.
-class MachineRowsSink : public irtk::ircommon::EmbeddingSink {
-public:
-  explicit MachineRowsSink(std::vector<MachineFunctionRows> &Out) : Out(Out) {}
-  void beginFunction(const Function &F) override {
-    Out.push_back({F.getName().str(), Rows(), Rows(), Rows()});
-  }
-  void record(const irtk::ircommon::EmbeddingRecord &E) override {
-    MachineFunctionRows &M = Out.back();
-    Rows &R = E.Level == LevelKind::Function     ? M.Function
-              : E.Level == LevelKind::BasicBlock ? M.Blocks
-                                                 : M.Instructions;
-    R.Dim = E.Vector.size();
-    appendRecord(R, E);
-  }
-
-private:
-  std::vector<MachineFunctionRows> &Out;
-};
-
 /// ir2vec.MIR2VecTool: the machine functions of one module, embedded at
 /// every level when it is made (a module lowered from IR is compiled once,
 /// one machine function at a time), in module order.
 class PyMIR2VecTool {
 public:
-  PyMIR2VecTool(std::string Path, std::vector<MachineFunctionRows> Functions)
+  PyMIR2VecTool(std::string Path, std::vector<FunctionRows> Functions)
       : Path(std::move(Path)), Functions(std::move(Functions)) {}
 
   const std::string &path() const { return Path; }
 
   py::list getFuncNames() const {
     py::list Names;
-    for (const MachineFunctionRows &F : Functions)
+    for (const FunctionRows &F : Functions)
       Names.append(toStr(F.Name));
     return Names;
   }
 
   py::dict getFuncEmbMap() const {
     py::dict D;
-    for (const MachineFunctionRows &F : Functions)
+    for (const FunctionRows &F : Functions)
       D[toStr(F.Name)] = toArray(F.Function.row(0), F.Function.Dim);
     return D;
   }
 
   py::array_t<double> getFuncEmb(py::handle NameObj) const {
-    const MachineFunctionRows &F = find(toName(NameObj, "funcName"));
+    const FunctionRows &F = find(toName(NameObj, "funcName"));
     return toArray(F.Function.row(0), F.Function.Dim);
   }
 
@@ -547,11 +549,11 @@ public:
 private:
   /// The machine function of the function named \p Name (its symbol, else
   /// its demangled name).
-  const MachineFunctionRows &find(const std::string &Name) const {
-    for (const MachineFunctionRows &F : Functions)
+  const FunctionRows &find(const std::string &Name) const {
+    for (const FunctionRows &F : Functions)
       if (F.Name == Name)
         return F;
-    for (const MachineFunctionRows &F : Functions)
+    for (const FunctionRows &F : Functions)
       if (irtk::support::symbolMatches(F.Name, Name))
         return F;
     throwValueError("Function '" + Name +
@@ -559,7 +561,7 @@ private:
   }
 
   std::string Path;
-  std::vector<MachineFunctionRows> Functions;
+  std::vector<FunctionRows> Functions;
 };
 
 } // namespace
@@ -632,7 +634,7 @@ initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
   if (Path.empty())
     throwValueError("Empty filename not allowed");
 
-  std::vector<MachineFunctionRows> Functions;
+  std::vector<FunctionRows> Functions;
   irtk::batch::InputResult R;
   {
     py::gil_scoped_release NoGIL;
@@ -643,8 +645,8 @@ initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
     } else {
       irtk::ircommon::WalkOptions W;
       W.Functions = W.Blocks = W.Instructions = true;
-      W.InstructionText = true;
-      MachineRowsSink S(Functions);
+      W.InstructionText = W.BlockLabels = true;
+      FunctionRowsSink S(Functions);
       H->walk(Path, O, W, S, R);
     }
   }
@@ -684,14 +686,10 @@ static FileResult embedFile(const std::string &Path, EmbeddingKind K,
     return R;
   }
   R.Warnings = std::move(L->Warnings);
-  if (Level == LevelKind::Function) {
-    R.Functions = functionRows(*L->M, V, K);
-    return R;
-  }
-  for (const Function &F : *L->M)
-    if (!F.isDeclaration())
-      R.PerFunction.emplace_back(F.getName().str(),
-                                 functionPartRows(F, V, K, Level));
+  // One walk (a fresh embedder per function, as the queries make): the
+  // same rows as functionRows and functionPartRows.
+  FunctionRowsSink S(R.Functions);
+  irtk::ir2vec::Walker(V, walkOptions(K, Level)).walkModule(*L->M, S);
   return R;
 }
 
@@ -709,13 +707,13 @@ static py::dict toPython(py::object Filename, const FileResult &R,
     return D;
   }
   D["error"] = py::none();
-  if (Level == LevelKind::Function) {
-    D["embeddings"] = toDict(R.Functions);
-    return D;
-  }
   py::dict PerFunction;
-  for (const auto &[Name, FunctionRows] : R.PerFunction)
-    PerFunction[toStr(Name)] = toPairs(FunctionRows);
+  for (const FunctionRows &F : R.Functions)
+    PerFunction[toStr(F.Name)] =
+        Level == LevelKind::Function
+            ? py::object(toArray(F.Function.row(0), F.Function.Dim))
+        : Level == LevelKind::BasicBlock ? py::object(toPairs(F.Blocks))
+                                         : py::object(toPairs(F.Instructions));
   D["embeddings"] = PerFunction;
   return D;
 }
