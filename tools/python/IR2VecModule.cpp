@@ -55,6 +55,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -592,20 +593,19 @@ static std::string toOptionalString(py::handle Obj, const char *What) {
   return toName(Obj, What);
 }
 
-/// ir2vec.initMIREmbedding and MIR2VecTool(...): \p Filename read as
-/// llvm-ir2vec --mode=mir reads an input (batch::ModeHandler: a .mir file,
-/// or LLVM IR lowered in-process), and its embeddings kept at every level.
-static std::unique_ptr<PyMIR2VecTool>
-initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
-                 py::handle MTriple, py::handle StopAfter,
-                 py::handle StopBefore, int OptLevel) {
-  std::string Path = toPath(Filename, "filename");
+/// The options of a machine IR run (llvm-ir2vec --mode=mir's) that
+/// \p Fn's arguments give: the vocabulary (a MIRVocab \p VocabObj, the file
+/// \p VocabPath or the target's bundled one), the target and the lowering.
+static irtk::batch::Options
+toMIROptions(py::handle VocabObj, py::handle VocabPath, py::handle MTriple,
+             py::handle StopAfter, py::handle StopBefore, int OptLevel,
+             const char *Fn) {
   irtk::batch::Options O;
   O.Mode = irtk::batch::ModeKind::MIR;
   bool HasVocab = !VocabObj.is_none(), HasPath = !VocabPath.is_none();
   if (HasVocab && HasPath)
-    throw py::type_error("initMIREmbedding() takes vocab or vocabPath, not "
-                         "both");
+    throw py::type_error(std::string(Fn) +
+                         "() takes vocab or vocabPath, not both");
   if (HasVocab) {
     if (!py::isinstance<PyMIRVocab>(VocabObj))
       throw py::type_error("vocab must be an ir2vec.MIRVocab from "
@@ -631,29 +631,74 @@ initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
     throwValueError("optLevel must be 0, 1, 2 or 3, not " +
                     std::to_string(OptLevel));
   O.Lowering.OptLevel = static_cast<CodeGenOptLevel>(OptLevel);
+  return O;
+}
+
+/// The machine IR handler of a run over \p Paths with options \p O,
+/// prepared (the target, from the first input that can be read unless O
+/// names it, and its vocabulary); runs without the GIL.
+static Expected<std::unique_ptr<irtk::batch::ModeHandler>>
+prepareMIR(const irtk::batch::Options &O, ArrayRef<std::string> Paths) {
+  std::unique_ptr<irtk::batch::ModeHandler> H =
+      irtk::batch::createModeHandler(irtk::batch::ModeKind::MIR);
+  if (Error E = H->prepare(O, Paths, /*NeedVocabulary=*/true))
+    return std::move(E);
+  return std::move(H);
+}
+
+/// The embeddings of the machine functions of \p Path, as \p W asks, by the
+/// prepared handler \p H; runs without the GIL, on any thread.
+static FileResult walkMIRFile(irtk::batch::ModeHandler &H,
+                              const irtk::batch::Options &O,
+                              const std::string &Path,
+                              const irtk::ircommon::WalkOptions &W) {
+  FileResult R;
+  if (Path.empty()) {
+    R.Error = "Empty filename not allowed";
+    return R;
+  }
+  irtk::batch::InputResult In;
+  FunctionRowsSink S(R.Functions);
+  H.walk(Path, O, W, S, In);
+  R.Error = std::move(In.Error);
+  R.Warnings = std::move(In.Warnings);
+  // Code generation can fail half-way: keep nothing of a failed file.
+  if (!R.Error.empty())
+    R.Functions.clear();
+  return R;
+}
+
+/// ir2vec.initMIREmbedding and MIR2VecTool(...): \p Filename read as
+/// llvm-ir2vec --mode=mir reads an input (batch::ModeHandler: a .mir file,
+/// or LLVM IR lowered in-process), and its embeddings kept at every level.
+static std::unique_ptr<PyMIR2VecTool>
+initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
+                 py::handle MTriple, py::handle StopAfter,
+                 py::handle StopBefore, int OptLevel) {
+  std::string Path = toPath(Filename, "filename");
+  irtk::batch::Options O =
+      toMIROptions(VocabObj, VocabPath, MTriple, StopAfter, StopBefore,
+                   OptLevel, "initMIREmbedding");
   if (Path.empty())
     throwValueError("Empty filename not allowed");
 
-  std::vector<FunctionRows> Functions;
-  irtk::batch::InputResult R;
+  FileResult R;
   {
     py::gil_scoped_release NoGIL;
-    std::unique_ptr<irtk::batch::ModeHandler> H =
-        irtk::batch::createModeHandler(irtk::batch::ModeKind::MIR);
-    if (Error E = H->prepare(O, Path, /*NeedVocabulary=*/true)) {
-      R.Error = toString(std::move(E));
+    Expected<std::unique_ptr<irtk::batch::ModeHandler>> H = prepareMIR(O, Path);
+    if (!H) {
+      R.Error = toString(H.takeError());
     } else {
       irtk::ircommon::WalkOptions W;
       W.Functions = W.Blocks = W.Instructions = true;
       W.InstructionText = W.BlockLabels = true;
-      FunctionRowsSink S(Functions);
-      H->walk(Path, O, W, S, R);
+      R = walkMIRFile(**H, O, Path, W);
     }
   }
   if (!R.Error.empty())
     throwValueError(R.Error);
   warn(R.Warnings);
-  return std::make_unique<PyMIR2VecTool>(Path, std::move(Functions));
+  return std::make_unique<PyMIR2VecTool>(Path, std::move(R.Functions));
 }
 
 //===----------------------------------------------------------------------===//
@@ -720,15 +765,16 @@ static py::dict toPython(py::object Filename, const FileResult &R,
 
 namespace {
 
-/// The checked arguments of embedFiles and embedFilesIter.
+/// The checked arguments of embedFiles and embedMIRFiles (and their
+/// iterators).
 struct EmbedFilesJob {
   std::vector<std::string> Paths;
   /// The inputs as str, for the results' "filename".
   py::list Names;
-  EmbeddingKind Kind = EmbeddingKind::Symbolic;
-  std::shared_ptr<const Vocabulary> V;
   LevelKind Level = LevelKind::Function;
   unsigned Threads = 0;
+  /// Embeds one input at Level; runs on the workers, without the GIL.
+  std::function<FileResult(const std::string &)> Embed;
 };
 
 /// ir2vec.EmbedFilesIterator: the results of embedFiles, one at a time, in
@@ -796,7 +842,7 @@ private:
         Job.Paths.size(), PO,
         [&](size_t I) {
           try {
-            return embedFile(Job.Paths[I], Job.Kind, *Job.V, Job.Level);
+            return Job.Embed(Job.Paths[I]);
           } catch (const std::exception &E) {
             FileResult R;
             R.Error = "'" + Job.Paths[I] + "': " + E.what();
@@ -826,12 +872,10 @@ private:
 
 } // namespace
 
-/// Checks embedFiles' arguments.
-static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
-                                       py::handle VocabObj,
-                                       py::handle VocabPath,
-                                       const std::string &LevelName,
-                                       int Threads, const char *Fn) {
+/// A job over \p Filenames (a list of paths, not a single one) at level
+/// \p LevelName on \p Threads threads, its Embed still to be set.
+static EmbedFilesJob makeJob(py::handle Filenames, const std::string &LevelName,
+                             int Threads) {
   if (py::isinstance<py::str>(Filenames) ||
       py::isinstance<py::bytes>(Filenames))
     throw py::type_error("filenames must be a list of paths, not a single " +
@@ -846,19 +890,62 @@ static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
         toPath(F, "filenames[" + std::to_string(J.Paths.size()) + "]"));
     J.Names.append(FsDecode(F));
   }
-  J.Kind = parseMode(Mode);
-  J.V = resolveVocab(VocabObj, VocabPath, Fn);
   J.Level = parseLevelAndThreads(LevelName, Threads);
   J.Threads = static_cast<unsigned>(Threads);
   return J;
 }
 
-/// ir2vec.embedFiles: every result of the stream, in a list.
-static py::list embedFiles(py::handle Filenames, py::handle Mode,
-                           py::handle VocabObj, py::handle VocabPath,
-                           const std::string &LevelName, int Threads) {
-  EmbedFilesStream S(makeEmbedFilesJob(Filenames, Mode, VocabObj, VocabPath,
-                                       LevelName, Threads, "embedFiles"));
+/// Checks embedFiles' arguments.
+static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
+                                       py::handle VocabObj,
+                                       py::handle VocabPath,
+                                       const std::string &LevelName,
+                                       int Threads, const char *Fn) {
+  EmbedFilesJob J = makeJob(Filenames, LevelName, Threads);
+  EmbeddingKind K = parseMode(Mode);
+  std::shared_ptr<const Vocabulary> V = resolveVocab(VocabObj, VocabPath, Fn);
+  J.Embed = [K, V, Level = J.Level](const std::string &Path) {
+    return embedFile(Path, K, *V, Level);
+  };
+  return J;
+}
+
+/// Checks embedMIRFiles' arguments and prepares the run: the target (from
+/// the first input that can be read, unless \p MTriple names it) and its
+/// vocabulary. What stops llvm-ir2vec --mode=mir as a whole (no input can
+/// be read, no vocabulary, a stop point the pipeline lacks) raises
+/// ValueError.
+static EmbedFilesJob
+makeEmbedMIRFilesJob(py::handle Filenames, py::handle VocabObj,
+                     py::handle VocabPath, const std::string &LevelName,
+                     int Threads, py::handle MTriple, py::handle StopAfter,
+                     py::handle StopBefore, int OptLevel, const char *Fn) {
+  EmbedFilesJob J = makeJob(Filenames, LevelName, Threads);
+  auto O = std::make_shared<const irtk::batch::Options>(toMIROptions(
+      VocabObj, VocabPath, MTriple, StopAfter, StopBefore, OptLevel, Fn));
+  if (J.Paths.empty())
+    return J;
+  Expected<std::unique_ptr<irtk::batch::ModeHandler>> H = [&] {
+    py::gil_scoped_release NoGIL;
+    return prepareMIR(*O, J.Paths);
+  }();
+  if (!H)
+    throwValueError(toString(H.takeError()));
+  std::shared_ptr<irtk::batch::ModeHandler> Handler = std::move(*H);
+  irtk::ircommon::WalkOptions W;
+  W.selectLevel(J.Level);
+  W.InstructionText = J.Level == LevelKind::Instruction;
+  W.BlockLabels = J.Level == LevelKind::BasicBlock;
+  J.Embed = [O, Handler, W](const std::string &Path) {
+    return walkMIRFile(*Handler, *O, Path, W);
+  };
+  return J;
+}
+
+/// ir2vec.embedFiles and embedMIRFiles: every result of \p J's stream, in
+/// a list.
+static py::list embedAll(EmbedFilesJob J) {
+  EmbedFilesStream S(std::move(J));
   py::list Out;
   while (std::optional<py::dict> D = S.next())
     Out.append(std::move(*D));
@@ -1213,7 +1300,8 @@ PYBIND11_MODULE(_ir2vec, M) {
       "embedFiles",
       [](py::object Filenames, py::object Mode, py::object Vocab,
          py::object VocabPath, const std::string &Level, int Threads) {
-        return embedFiles(Filenames, Mode, Vocab, VocabPath, Level, Threads);
+        return embedAll(makeEmbedFilesJob(Filenames, Mode, Vocab, VocabPath,
+                                          Level, Threads, "embedFiles"));
       },
       py::arg("filenames"), py::arg("mode") = EmbeddingKind::Symbolic,
       py::arg("vocab") = py::none(), py::kw_only(),
@@ -1248,6 +1336,50 @@ PYBIND11_MODULE(_ir2vec, M) {
       py::arg("threads") = 0,
       "embedFiles as an iterator: yields each file's dict, in input order, "
       "as soon as it is ready (wrap it in tqdm for a progress bar).");
+
+  const char *EmbedMIRFilesDoc =
+      "Embed the machine functions of many files (.mir, or LLVM IR lowered "
+      "in-process) in parallel with the GIL released, as llvm-ir2vec "
+      "--mode=mir does. vocab, vocabPath, mtriple, stopAfter, stopBefore and "
+      "optLevel as initMIREmbedding's; level and threads as embedFiles'. "
+      "Returns embedFiles' dicts, one per file in input order.";
+  auto MIRJob = [](py::object Filenames, py::object Vocab, py::object VocabPath,
+                   const std::string &Level, int Threads, py::object MTriple,
+                   py::object StopAfter, py::object StopBefore, int OptLevel,
+                   const char *Fn) {
+    return makeEmbedMIRFilesJob(Filenames, Vocab, VocabPath, Level, Threads,
+                                MTriple, StopAfter, StopBefore, OptLevel, Fn);
+  };
+  M.def(
+      "embedMIRFiles",
+      [MIRJob](py::object Filenames, py::object Vocab, py::object VocabPath,
+               const std::string &Level, int Threads, py::object MTriple,
+               py::object StopAfter, py::object StopBefore, int OptLevel) {
+        return embedAll(MIRJob(Filenames, Vocab, VocabPath, Level, Threads,
+                               MTriple, StopAfter, StopBefore, OptLevel,
+                               "embedMIRFiles"));
+      },
+      py::arg("filenames"), py::arg("vocab") = py::none(), py::kw_only(),
+      py::arg("vocabPath") = py::none(), py::arg("level") = "func",
+      py::arg("threads") = 0, py::arg("mtriple") = py::none(),
+      py::arg("stopAfter") = py::none(), py::arg("stopBefore") = py::none(),
+      py::arg("optLevel") = 2, EmbedMIRFilesDoc);
+  M.def(
+      "embedMIRFilesIter",
+      [MIRJob](py::object Filenames, py::object Vocab, py::object VocabPath,
+               const std::string &Level, int Threads, py::object MTriple,
+               py::object StopAfter, py::object StopBefore, int OptLevel) {
+        return std::make_unique<EmbedFilesStream>(
+            MIRJob(Filenames, Vocab, VocabPath, Level, Threads, MTriple,
+                   StopAfter, StopBefore, OptLevel, "embedMIRFilesIter"));
+      },
+      py::arg("filenames"), py::arg("vocab") = py::none(), py::kw_only(),
+      py::arg("vocabPath") = py::none(), py::arg("level") = "func",
+      py::arg("threads") = 0, py::arg("mtriple") = py::none(),
+      py::arg("stopAfter") = py::none(), py::arg("stopBefore") = py::none(),
+      py::arg("optLevel") = 2,
+      "embedMIRFiles as an iterator: yields each file's dict, in input "
+      "order, as soon as it is ready.");
 
   M.def(
       "writeStore",
