@@ -22,6 +22,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/ModuleSlotTracker.h"
 #include "llvm/Support/FormattedStream.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -104,6 +105,24 @@ Walker::Walker(const vocab::Vocabulary &V, WalkOptions Opts)
     : V(V), Opts(std::move(Opts)), Vec(V.dimension()), Cache(V) {}
 Walker::~Walker() = default;
 
+void Walker::numberBlocks(const Function &F) {
+  if (!Slots || Slots->getModule() != F.getParent())
+    Slots = std::make_unique<ModuleSlotTracker>(
+        F.getParent(), /*ShouldInitializeAllMetadata=*/false);
+  Slots->incorporateFunction(F);
+}
+
+StringRef Walker::blockLabel(const BasicBlock &BB) {
+  if (BB.hasName())
+    return BB.getName();
+  // BasicBlock::printAsOperand's numbering, without its type and with
+  // one tracker for the whole walk.
+  Label = "%";
+  int Slot = Slots->getLocalSlot(&BB);
+  Label += Slot < 0 ? std::string("<badref>") : std::to_string(Slot);
+  return Label;
+}
+
 void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
   std::unique_ptr<Embedder> E = Embedder::create(Opts.Kind, F, V, &Cache);
   S.beginFunction(F);
@@ -116,12 +135,16 @@ void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
     E->computeFunctionVector(Vec.data());
     S.record(R);
   }
+  if (Opts.BlockLabels && (Opts.Blocks || Opts.Instructions))
+    numberBlocks(F);
   if (Opts.Blocks) {
     S.beginLevel(LevelKind::BasicBlock);
     R.Level = LevelKind::BasicBlock;
     R.BlockIndex = 0;
     for (const BasicBlock &BB : F) {
       R.BlockName = BB.getName();
+      if (Opts.BlockLabels)
+        R.BlockLabel = blockLabel(BB);
       E->computeBBVector(BB, Vec.data());
       S.record(R);
       ++R.BlockIndex;
@@ -135,6 +158,8 @@ void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
     R.BlockIndex = 0;
     for (const BasicBlock &BB : F) {
       R.BlockName = BB.getName();
+      if (Opts.BlockLabels)
+        R.BlockLabel = blockLabel(BB);
       R.InstIndex = 0;
       // Every instruction, pseudo probes included, as upstream prints them
       // (block and function sums still skip debug and probe instructions).

@@ -77,6 +77,18 @@ functionsWithoutMachineCode(const MachineModule &MM, StringRef FunctionName) {
   return Missing;
 }
 
+/// The label of \p MBB (EmbeddingRecord::BlockLabel), in \p Storage: its
+/// name as the MIR printer prints a block's, without the attributes and
+/// the reference to an unnamed IR block.
+static StringRef blockLabel(const MachineBasicBlock &MBB,
+                            std::string &Storage) {
+  Storage.clear();
+  raw_string_ostream OS(Storage);
+  const BasicBlock *BB = MBB.getBasicBlock();
+  MBB.printName(OS, BB && BB->hasName() ? MachineBasicBlock::PrintNameIr : 0);
+  return Storage;
+}
+
 /// Walks \p MF, the machine function of \p F. \p MST prints instruction
 /// text: MachineInstr's own print builds a slot tracker of the whole
 /// module, metadata included, for every instruction (quadratic); its
@@ -87,6 +99,7 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
                          const WalkOptions &Opts, EmbeddingSink &S,
                          std::optional<ModuleSlotTracker> &MST) {
   std::vector<double> Vec(V.dimension());
+  std::string Label;
   EmbeddingRecord R;
   R.F = &F;
   R.Vector = Vec;
@@ -104,6 +117,8 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
     R.BlockIndex = 0;
     for (const MachineBasicBlock &MBB : MF) {
       R.BlockName = MBB.getName();
+      if (Opts.BlockLabels)
+        R.BlockLabel = blockLabel(MBB, Label);
       E.computeBlockVector(MBB, Vec.data());
       S.record(R);
       ++R.BlockIndex;
@@ -122,6 +137,8 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
     R.BlockIndex = 0;
     for (const MachineBasicBlock &MBB : MF) {
       R.BlockName = MBB.getName();
+      if (Opts.BlockLabels)
+        R.BlockLabel = blockLabel(MBB, Label);
       R.InstIndex = 0;
       for (const MachineInstr &MI : MBB) {
         E.computeInstVector(MI, Vec.data());

@@ -31,6 +31,7 @@ keeps Variable. Hence a = [657, 10] and f = [1380, 22].
 import concurrent.futures
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import tempfile
@@ -44,6 +45,7 @@ import ir2vec
 from common import IDS2D, SHARED_INPUTS, as_list
 
 CFG = str(SHARED_INPUTS / "cfg.ll")
+UNNAMED = str(SHARED_INPUTS / "unnamed-blocks.ll")
 MANGLED = str(SHARED_INPUTS / "mangled.ll")
 
 SYM_INSTS_F = {
@@ -93,10 +95,12 @@ class Symbolic(unittest.TestCase):
             {"entry": [319.0, 5.0], "a": [446.0, 7.0], "b": [404.0, 7.0], "dead": [151.0, 3.0]},
         )
 
-    def test_unnamed_entry_block_has_empty_name(self):
-        # Upstream keys blocks by BasicBlock::getName().
+    def test_unnamed_entry_block_is_keyed_by_its_number(self):
+        # Upstream keys blocks by BasicBlock::getName(), "" for every unnamed
+        # one; here by the printer's label: the arguments are named, so the
+        # entry block is %0.
         bbs = self.tool.getBBEmbMap("add")
-        self.assertEqual({k: as_list(v) for k, v in bbs.items()}, {"": [404.0, 7.0]})
+        self.assertEqual({k: as_list(v) for k, v in bbs.items()}, {"%0": [404.0, 7.0]})
 
     def test_instructions(self):
         insts = self.tool.getInstEmbMap("f")
@@ -140,6 +144,75 @@ class FlowAware(unittest.TestCase):
         # A fresh embedder per call, as upstream: the phi never sees %q.
         for _ in range(2):
             self.assertEqual(as_list(self.tool.getInstEmbMap("f")["  ret i32 %p"]), [363.0, 6.0])
+
+
+class UnnamedBlocks(unittest.TestCase):
+    """test/Inputs/unnamed-blocks.ll, symbolic, by hand (ids in common.py):
+
+    @clamp  %2: %3 = icmp sgt i32 %0, %1  ICmp + IntegerTy + 2 Variable
+                                           + ICMP_sgt             [399, 5]
+                br i1 %3, label %4, label %5                      [319, 5]
+            %4: br label %7                Br + VoidTy + Variable [153, 3]
+            %5: %6 = add i32 %0, 1                                [251, 4]
+                br label %7                                       [153, 3]
+            %7: %8 = phi i32 [ %1, %4 ], [ %6, %5 ]
+                                           PHI + IntegerTy + 2 Variable
+                                                                  [295, 4]
+                ret i32 %8                                        [152, 3]
+    @mixed  entry: icmp sgt %x, 0 [398, 5]; br i1 [319, 5]
+            %0:    br label %exit [153, 3]
+            exit:  phi [ 1, %0 ], [ %x, %entry ] [294, 4]; ret [152, 3]
+
+    The numbers are those of the file, which `llvm-dis` prints back the same
+    (`; preds = %2` names @clamp's unlabelled entry block).
+    """
+
+    def setUp(self):
+        self.tool = ir2vec.initEmbedding(UNNAMED, "sym", unit_vocab())
+
+    def test_one_entry_per_unnamed_block_keyed_by_its_number(self):
+        bbs = self.tool.getBBEmbMap("clamp")
+        self.assertEqual(
+            [(k, as_list(v)) for k, v in bbs.items()],
+            [("%2", [718.0, 10.0]), ("%4", [153.0, 3.0]), ("%5", [404.0, 7.0]), ("%7", [447.0, 7.0])],
+        )
+
+    def test_named_blocks_keep_their_names(self):
+        bbs = self.tool.getBBEmbMap("mixed")
+        self.assertEqual(
+            [(k, as_list(v)) for k, v in bbs.items()],
+            [("entry", [717.0, 10.0]), ("%0", [153.0, 3.0]), ("exit", [446.0, 7.0])],
+        )
+
+    def test_embed_files_uses_the_same_keys(self):
+        [r] = ir2vec.embedFiles([UNNAMED], "sym", unit_vocab(), level="bb")
+        for f in ("clamp", "mixed"):
+            self.assertEqual([(k, as_list(v)) for k, v in r["embeddings"][f]],
+                             [(k, as_list(v)) for k, v in self.tool.getBBEmbMap(f).items()])
+
+    @unittest.skipUnless(os.environ.get("IRTK_LLVM_TOOLS_DIR"), "needs LLVM's tools")
+    def test_keys_are_the_labels_of_clangs_output(self):
+        # Clang names no block: each is numbered, the entry block right after
+        # the (unnamed) arguments, the others by their labels in the .ll.
+        clang = pathlib.Path(os.environ["IRTK_LLVM_TOOLS_DIR"]) / "clang"
+        if not clang.exists():
+            self.skipTest(f"no {clang}")
+        src = ("int count(const char *s, int n) {\n  int k = 0;\n"
+               "  for (int i = 0; i < n; i++)\n    if (s[i] == 'a')\n      k++;\n"
+               "    else if (s[i] == 'b')\n      k += 2;\n  return k;\n}\n")
+        with tempfile.TemporaryDirectory() as d:
+            c, ll = os.path.join(d, "count.c"), os.path.join(d, "count.ll")
+            pathlib.Path(c).write_text(src)
+            subprocess.run([str(clang), "-O0", "-S", "-emit-llvm", c, "-o", ll], check=True)
+            text = pathlib.Path(ll).read_text()
+            bbs = ir2vec.initEmbedding(ll, "sym", unit_vocab()).getBBEmbMap("count")
+        define = next(line for line in text.splitlines() if line.startswith("define") and "@count(" in line)
+        entry = len(re.findall(r"%\d+[,)]", define))
+        body = text[text.index(define):]
+        body = body[: body.index("\n}\n")]
+        labels = re.findall(r"^(\d+):", body, re.M)
+        self.assertGreater(len(labels), 5)
+        self.assertEqual(list(bbs), [f"%{n}" for n in [entry, *labels]])
 
 
 class Modes(unittest.TestCase):
@@ -246,6 +319,7 @@ class EmbedFiles(unittest.TestCase):
             [(k, as_list(x)) for k, x in r["embeddings"]["f"]],
             [("entry", [319.0, 5.0]), ("a", [446.0, 7.0]), ("b", [404.0, 7.0]), ("dead", [151.0, 3.0])],
         )
+        self.assertEqual([k for k, _ in r["embeddings"]["add"]], ["%0"])
         [r] = ir2vec.embedFiles([CFG], "fa", v, level="inst")
         self.assertEqual([(k, as_list(x)) for k, x in r["embeddings"]["f"]], list(FA_INSTS_F.items()))
 

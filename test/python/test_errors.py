@@ -268,7 +268,7 @@ class PathsAndNames(unittest.TestCase):
         whole = tool.getFuncEmbMap()["f\udcffx"]
         self.assertEqual(list(tool.getFuncEmb(names[0])), list(whole))
         self.assertEqual(list(tool.getFuncEmb(b"f\xffx")), list(whole))
-        self.assertEqual(list(tool.getBBEmbMap(names[0])), [""])
+        self.assertEqual(list(tool.getBBEmbMap(names[0])), ["%0"])
         self.assertEqual(len(tool.getInstEmbMap(names[0])), 1)
         with self.assertRaisesRegex(
             ValueError, "^Function '" + re.escape(r"g\xfe") + "' not found in module "

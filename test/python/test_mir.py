@@ -1,14 +1,17 @@
 # Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""ir2vec.initMIREmbedding against llvm-ir2vec --mode=mir: the function,
-block and instruction vectors of .mir files and of LLVM IR lowered
-in-process are those of --format=jsonl, exactly, with the bundled x86-64
-vocabulary by default and with a vocabulary and weights given; and each
-misuse raises its exception."""
+"""ir2vec.initMIREmbedding and embedMIRFiles against llvm-ir2vec
+--mode=mir: the function, block and instruction vectors of .mir files and of
+LLVM IR lowered in-process are those of --format=jsonl, exactly, with the
+bundled x86-64 vocabulary by default and with a vocabulary and weights
+given; machine blocks are keyed bb.N[.name], so unnamed ones do not collide;
+and each misuse raises its exception."""
 
+import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -21,6 +24,8 @@ MIR_CLASSLESS = str(SHARED_INPUTS / "mir-classless.mir")
 MIR_DIM2 = str(SHARED_INPUTS / "mir-dim2.json")
 LOWER_LL = str(SHARED_INPUTS / "lower.ll")
 CFG_LL = str(SHARED_INPUTS / "cfg.ll")
+UNNAMED_LL = str(SHARED_INPUTS / "unnamed-blocks.ll")
+MALFORMED_LL = str(SHARED_INPUTS / "malformed.ll")
 WEIGHTS = {"opcWeight": 0.5, "commonOperandWeight": 2.0,
            "regOperandWeight": 0.25}
 WEIGHT_FLAGS = ["--mir2vec-opc-weight=0.5",
@@ -36,6 +41,14 @@ def cli_records(level, args):
     if p.returncode != 0:
         raise AssertionError(f"llvm-ir2vec {' '.join(args)}: {p.stderr}")
     return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def ir_block(key):
+    """The CLI's "block" (the IR block's name, "" for none) of a machine
+    block key, bb.N or bb.N.name."""
+    m = re.fullmatch(r"bb\.\d+(?:\.(.+))?", key)
+    assert m, key
+    return m.group(1) or ""
 
 
 # (tool arguments, llvm-ir2vec arguments) for the same embeddings.
@@ -90,7 +103,17 @@ class MIREmbeddingTest(unittest.TestCase):
                                      rows)
 
     def test_block_vectors_are_the_clis(self):
-        self.check_level("bb", "block", "getBBEmbMap")
+        # Every block: machine block keys do not collide.
+        for name, tool, cli in tools():
+            with self.subTest(name):
+                expected = collections.defaultdict(list)
+                for r in cli_records("bb", cli):
+                    expected[r["function"]].append((r["block"], r["embedding"]))
+                self.assertGreater(len(expected), 0)
+                for function, rows in expected.items():
+                    got = tool.getBBEmbMap(function)
+                    self.assertEqual([(ir_block(k), as_list(v))
+                                      for k, v in got.items()], rows)
 
     def test_instruction_vectors_are_the_clis(self):
         self.check_level("inst", "inst", "getInstEmbMap")
@@ -118,6 +141,99 @@ class MIREmbeddingTest(unittest.TestCase):
                                        LOWER_LL])
         self.assertEqual(json.loads(p.stdout),
                          {r["function"]: r["embedding"] for r in records})
+
+
+class MIRBlockKeyTest(unittest.TestCase):
+    # llc-22 -O0 -stop-after=finalize-isel unnamed-blocks.ll prints @clamp's
+    # blocks as bb.0 (%ir-block.2) ... bb.3 (%ir-block.7) and @mixed's as
+    # bb.0.entry, bb.1 (%ir-block.0), bb.2.exit.
+    def setUp(self):
+        self.tool = ir2vec.initMIREmbedding(UNNAMED_LL, optLevel=0)
+
+    def test_unnamed_blocks_are_keyed_by_their_numbers(self):
+        self.assertEqual(list(self.tool.getBBEmbMap("clamp")),
+                         ["bb.0", "bb.1", "bb.2", "bb.3"])
+
+    def test_named_blocks_are_keyed_as_mir_prints_them(self):
+        self.assertEqual(list(self.tool.getBBEmbMap("mixed")),
+                         ["bb.0.entry", "bb.1", "bb.2.exit"])
+
+
+# A .mir file and lowered IR of the same target, in one run.
+FILES = [MIR_SIMPLE, LOWER_LL, UNNAMED_LL]
+
+
+def as_python(results):
+    """embedMIRFiles' results with lists for arrays, to compare."""
+    def value(v):
+        return [(k, as_list(x)) for k, x in v] if isinstance(v, list) \
+            else as_list(v)
+    return [dict(r, embeddings=None if r["embeddings"] is None else
+                 {f: value(v) for f, v in r["embeddings"].items()})
+            for r in results]
+
+
+class EmbedMIRFilesTest(unittest.TestCase):
+    def check_level(self, level, key_of, cli_key):
+        results = ir2vec.embedMIRFiles(FILES, level=level, threads=2)
+        expected = collections.defaultdict(dict)
+        for r in cli_records(level, FILES):
+            rows = expected[r["module"]]
+            if cli_key is None:
+                rows[r["function"]] = r["embedding"]
+            else:
+                rows.setdefault(r["function"], []).append(
+                    (r[cli_key], r["embedding"]))
+        self.assertEqual([r["filename"] for r in results], FILES)
+        for r in results:
+            self.assertIsNone(r["error"])
+            got = {f: as_list(v) if cli_key is None else
+                   [(key_of(k), as_list(x)) for k, x in v]
+                   for f, v in r["embeddings"].items()}
+            self.assertEqual(got, expected[r["filename"]])
+
+    def test_functions_are_the_clis(self):
+        self.check_level("func", None, None)
+
+    def test_blocks_are_the_clis(self):
+        self.check_level("bb", ir_block, "block")
+
+    def test_instructions_are_the_clis(self):
+        self.check_level("inst", lambda k: k, "inst")
+
+    def test_block_keys_are_getBBEmbMaps(self):
+        [r] = ir2vec.embedMIRFiles([UNNAMED_LL], level="bb", optLevel=0)
+        tool = ir2vec.initMIREmbedding(UNNAMED_LL, optLevel=0)
+        for f, rows in r["embeddings"].items():
+            self.assertEqual([k for k, _ in rows], list(tool.getBBEmbMap(f)))
+
+    def test_a_bad_file_does_not_stop_the_others(self):
+        bad, good = ir2vec.embedMIRFiles([MALFORMED_LL, MIR_SIMPLE])
+        self.assertRegex(bad["error"],
+                         r"malformed\.ll:3:3: expected ',' in arithmetic")
+        self.assertIsNone(bad["embeddings"])
+        self.assertIsNone(good["error"])
+        self.assertEqual(list(good["embeddings"]), ["f"])
+
+    def test_iterator_gives_the_lists_results(self):
+        it = ir2vec.embedMIRFilesIter(FILES, level="bb", threads=2)
+        self.assertEqual(len(it), len(FILES))
+        self.assertEqual(as_python(it), as_python(
+            ir2vec.embedMIRFiles(FILES, level="bb", threads=2)))
+
+    def test_no_files(self):
+        self.assertEqual(ir2vec.embedMIRFiles([]), [])
+
+    def test_invalid_level(self):
+        with self.assertRaisesRegex(
+                ValueError, r"^Invalid level 'x'\. Use 'func', 'bb' or 'inst'$"):
+            ir2vec.embedMIRFiles([MIR_SIMPLE], level="x")
+
+    def test_run_without_vocabulary(self):
+        # What stops llvm-ir2vec --mode=mir as a whole raises.
+        with self.assertRaisesRegex(
+                ValueError, r"^MIR2Vec vocabulary file path not specified"):
+            ir2vec.embedMIRFiles([LOWER_LL], mtriple="aarch64-linux-gnu")
 
 
 class MIRErrorTest(unittest.TestCase):

@@ -55,6 +55,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -105,14 +106,18 @@ struct LoadedModule {
   std::vector<std::string> Warnings;
 };
 
+/// The embeddings of one function, at the levels walked.
+struct FunctionRows {
+  std::string Name;
+  Rows Function, Blocks, Instructions;
+};
+
 /// What embedFiles computes for one file, without touching Python.
 struct FileResult {
   std::string Error;
   std::vector<std::string> Warnings;
-  /// Level func: one row per defined function.
-  Rows Functions;
-  /// Levels bb and inst: the rows of each defined function.
-  std::vector<std::pair<std::string, Rows>> PerFunction;
+  /// Every function walked, in module order.
+  std::vector<FunctionRows> Functions;
 };
 
 } // namespace
@@ -140,7 +145,10 @@ static Expected<LoadedModule> loadModule(const std::string &Path) {
 }
 
 /// Appends \p E to \p R, keyed as upstream's maps key it: by the function's
-/// name, the block's name, or the instruction's text.
+/// name, the block's name, or the instruction's text; except that a block
+/// is keyed by its label (the walk must be asked for labels), so that
+/// unnamed blocks do not collide: a named block's name, `%N` for an unnamed
+/// one, `bb.N[.name]` for a machine block.
 static void appendRecord(Rows &R, const irtk::ircommon::EmbeddingRecord &E) {
   std::string Key;
   switch (E.Level) {
@@ -148,7 +156,7 @@ static void appendRecord(Rows &R, const irtk::ircommon::EmbeddingRecord &E) {
     Key = E.F->getName().str();
     break;
   case LevelKind::BasicBlock:
-    Key = E.BlockName.str();
+    Key = E.BlockLabel.str();
     break;
   case LevelKind::Instruction:
     Key = E.InstText.str();
@@ -169,15 +177,36 @@ public:
 private:
   Rows &R;
 };
+
+/// A walker sink that keeps the records of each function apart.
+class FunctionRowsSink : public irtk::ircommon::EmbeddingSink {
+public:
+  explicit FunctionRowsSink(std::vector<FunctionRows> &Out) : Out(Out) {}
+  void beginFunction(const Function &F) override {
+    Out.push_back({F.getName().str(), Rows(), Rows(), Rows()});
+  }
+  void record(const irtk::ircommon::EmbeddingRecord &E) override {
+    FunctionRows &F = Out.back();
+    Rows &R = E.Level == LevelKind::Function     ? F.Function
+              : E.Level == LevelKind::BasicBlock ? F.Blocks
+                                                 : F.Instructions;
+    R.Dim = E.Vector.size();
+    appendRecord(R, E);
+  }
+
+private:
+  std::vector<FunctionRows> &Out;
+};
 } // namespace
 
 /// The walker's options for level \p L of kind \p K, as upstream's
 /// IR2VecTool queries: a fresh embedder per function, blocks and
 /// instructions in layout order (unreachable ones included), instructions
-/// keyed by Instruction::print's text.
+/// keyed by Instruction::print's text, blocks by their labels.
 static irtk::ir2vec::WalkOptions walkOptions(EmbeddingKind K, LevelKind L) {
   irtk::ir2vec::WalkOptions O = irtk::ir2vec::WalkOptions::forLevel(K, L);
   O.InstructionText = L == LevelKind::Instruction;
+  O.BlockLabels = L == LevelKind::BasicBlock;
   return O;
 }
 
@@ -481,58 +510,32 @@ struct PyMIRVocab {
   irtk::mir2vec::Weights W;
 };
 
-/// The embeddings of one machine function, at every level.
-struct MachineFunctionRows {
-  std::string Name;
-  Rows Function, Blocks, Instructions;
-};
-
-/// A walker sink that keeps every level of every machine function.
-class MachineRowsSink : public irtk::ircommon::EmbeddingSink {
-public:
-  explicit MachineRowsSink(std::vector<MachineFunctionRows> &Out) : Out(Out) {}
-  void beginFunction(const Function &F) override {
-    Out.push_back({F.getName().str(), Rows(), Rows(), Rows()});
-  }
-  void record(const irtk::ircommon::EmbeddingRecord &E) override {
-    MachineFunctionRows &M = Out.back();
-    Rows &R = E.Level == LevelKind::Function     ? M.Function
-              : E.Level == LevelKind::BasicBlock ? M.Blocks
-                                                 : M.Instructions;
-    R.Dim = E.Vector.size();
-    appendRecord(R, E);
-  }
-
-private:
-  std::vector<MachineFunctionRows> &Out;
-};
-
 /// ir2vec.MIR2VecTool: the machine functions of one module, embedded at
 /// every level when it is made (a module lowered from IR is compiled once,
 /// one machine function at a time), in module order.
 class PyMIR2VecTool {
 public:
-  PyMIR2VecTool(std::string Path, std::vector<MachineFunctionRows> Functions)
+  PyMIR2VecTool(std::string Path, std::vector<FunctionRows> Functions)
       : Path(std::move(Path)), Functions(std::move(Functions)) {}
 
   const std::string &path() const { return Path; }
 
   py::list getFuncNames() const {
     py::list Names;
-    for (const MachineFunctionRows &F : Functions)
+    for (const FunctionRows &F : Functions)
       Names.append(toStr(F.Name));
     return Names;
   }
 
   py::dict getFuncEmbMap() const {
     py::dict D;
-    for (const MachineFunctionRows &F : Functions)
+    for (const FunctionRows &F : Functions)
       D[toStr(F.Name)] = toArray(F.Function.row(0), F.Function.Dim);
     return D;
   }
 
   py::array_t<double> getFuncEmb(py::handle NameObj) const {
-    const MachineFunctionRows &F = find(toName(NameObj, "funcName"));
+    const FunctionRows &F = find(toName(NameObj, "funcName"));
     return toArray(F.Function.row(0), F.Function.Dim);
   }
 
@@ -547,11 +550,11 @@ public:
 private:
   /// The machine function of the function named \p Name (its symbol, else
   /// its demangled name).
-  const MachineFunctionRows &find(const std::string &Name) const {
-    for (const MachineFunctionRows &F : Functions)
+  const FunctionRows &find(const std::string &Name) const {
+    for (const FunctionRows &F : Functions)
       if (F.Name == Name)
         return F;
-    for (const MachineFunctionRows &F : Functions)
+    for (const FunctionRows &F : Functions)
       if (irtk::support::symbolMatches(F.Name, Name))
         return F;
     throwValueError("Function '" + Name +
@@ -559,7 +562,7 @@ private:
   }
 
   std::string Path;
-  std::vector<MachineFunctionRows> Functions;
+  std::vector<FunctionRows> Functions;
 };
 
 } // namespace
@@ -590,20 +593,19 @@ static std::string toOptionalString(py::handle Obj, const char *What) {
   return toName(Obj, What);
 }
 
-/// ir2vec.initMIREmbedding and MIR2VecTool(...): \p Filename read as
-/// llvm-ir2vec --mode=mir reads an input (batch::ModeHandler: a .mir file,
-/// or LLVM IR lowered in-process), and its embeddings kept at every level.
-static std::unique_ptr<PyMIR2VecTool>
-initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
-                 py::handle MTriple, py::handle StopAfter,
-                 py::handle StopBefore, int OptLevel) {
-  std::string Path = toPath(Filename, "filename");
+/// The options of a machine IR run (llvm-ir2vec --mode=mir's) that
+/// \p Fn's arguments give: the vocabulary (a MIRVocab \p VocabObj, the file
+/// \p VocabPath or the target's bundled one), the target and the lowering.
+static irtk::batch::Options
+toMIROptions(py::handle VocabObj, py::handle VocabPath, py::handle MTriple,
+             py::handle StopAfter, py::handle StopBefore, int OptLevel,
+             const char *Fn) {
   irtk::batch::Options O;
   O.Mode = irtk::batch::ModeKind::MIR;
   bool HasVocab = !VocabObj.is_none(), HasPath = !VocabPath.is_none();
   if (HasVocab && HasPath)
-    throw py::type_error("initMIREmbedding() takes vocab or vocabPath, not "
-                         "both");
+    throw py::type_error(std::string(Fn) +
+                         "() takes vocab or vocabPath, not both");
   if (HasVocab) {
     if (!py::isinstance<PyMIRVocab>(VocabObj))
       throw py::type_error("vocab must be an ir2vec.MIRVocab from "
@@ -629,29 +631,74 @@ initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
     throwValueError("optLevel must be 0, 1, 2 or 3, not " +
                     std::to_string(OptLevel));
   O.Lowering.OptLevel = static_cast<CodeGenOptLevel>(OptLevel);
+  return O;
+}
+
+/// The machine IR handler of a run over \p Paths with options \p O,
+/// prepared (the target, from the first input that can be read unless O
+/// names it, and its vocabulary); runs without the GIL.
+static Expected<std::unique_ptr<irtk::batch::ModeHandler>>
+prepareMIR(const irtk::batch::Options &O, ArrayRef<std::string> Paths) {
+  std::unique_ptr<irtk::batch::ModeHandler> H =
+      irtk::batch::createModeHandler(irtk::batch::ModeKind::MIR);
+  if (Error E = H->prepare(O, Paths, /*NeedVocabulary=*/true))
+    return std::move(E);
+  return std::move(H);
+}
+
+/// The embeddings of the machine functions of \p Path, as \p W asks, by the
+/// prepared handler \p H; runs without the GIL, on any thread.
+static FileResult walkMIRFile(irtk::batch::ModeHandler &H,
+                              const irtk::batch::Options &O,
+                              const std::string &Path,
+                              const irtk::ircommon::WalkOptions &W) {
+  FileResult R;
+  if (Path.empty()) {
+    R.Error = "Empty filename not allowed";
+    return R;
+  }
+  irtk::batch::InputResult In;
+  FunctionRowsSink S(R.Functions);
+  H.walk(Path, O, W, S, In);
+  R.Error = std::move(In.Error);
+  R.Warnings = std::move(In.Warnings);
+  // Code generation can fail half-way: keep nothing of a failed file.
+  if (!R.Error.empty())
+    R.Functions.clear();
+  return R;
+}
+
+/// ir2vec.initMIREmbedding and MIR2VecTool(...): \p Filename read as
+/// llvm-ir2vec --mode=mir reads an input (batch::ModeHandler: a .mir file,
+/// or LLVM IR lowered in-process), and its embeddings kept at every level.
+static std::unique_ptr<PyMIR2VecTool>
+initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
+                 py::handle MTriple, py::handle StopAfter,
+                 py::handle StopBefore, int OptLevel) {
+  std::string Path = toPath(Filename, "filename");
+  irtk::batch::Options O =
+      toMIROptions(VocabObj, VocabPath, MTriple, StopAfter, StopBefore,
+                   OptLevel, "initMIREmbedding");
   if (Path.empty())
     throwValueError("Empty filename not allowed");
 
-  std::vector<MachineFunctionRows> Functions;
-  irtk::batch::InputResult R;
+  FileResult R;
   {
     py::gil_scoped_release NoGIL;
-    std::unique_ptr<irtk::batch::ModeHandler> H =
-        irtk::batch::createModeHandler(irtk::batch::ModeKind::MIR);
-    if (Error E = H->prepare(O, Path, /*NeedVocabulary=*/true)) {
-      R.Error = toString(std::move(E));
+    Expected<std::unique_ptr<irtk::batch::ModeHandler>> H = prepareMIR(O, Path);
+    if (!H) {
+      R.Error = toString(H.takeError());
     } else {
       irtk::ircommon::WalkOptions W;
       W.Functions = W.Blocks = W.Instructions = true;
-      W.InstructionText = true;
-      MachineRowsSink S(Functions);
-      H->walk(Path, O, W, S, R);
+      W.InstructionText = W.BlockLabels = true;
+      R = walkMIRFile(**H, O, Path, W);
     }
   }
   if (!R.Error.empty())
     throwValueError(R.Error);
   warn(R.Warnings);
-  return std::make_unique<PyMIR2VecTool>(Path, std::move(Functions));
+  return std::make_unique<PyMIR2VecTool>(Path, std::move(R.Functions));
 }
 
 //===----------------------------------------------------------------------===//
@@ -684,14 +731,10 @@ static FileResult embedFile(const std::string &Path, EmbeddingKind K,
     return R;
   }
   R.Warnings = std::move(L->Warnings);
-  if (Level == LevelKind::Function) {
-    R.Functions = functionRows(*L->M, V, K);
-    return R;
-  }
-  for (const Function &F : *L->M)
-    if (!F.isDeclaration())
-      R.PerFunction.emplace_back(F.getName().str(),
-                                 functionPartRows(F, V, K, Level));
+  // One walk (a fresh embedder per function, as the queries make): the
+  // same rows as functionRows and functionPartRows.
+  FunctionRowsSink S(R.Functions);
+  irtk::ir2vec::Walker(V, walkOptions(K, Level)).walkModule(*L->M, S);
   return R;
 }
 
@@ -709,28 +752,29 @@ static py::dict toPython(py::object Filename, const FileResult &R,
     return D;
   }
   D["error"] = py::none();
-  if (Level == LevelKind::Function) {
-    D["embeddings"] = toDict(R.Functions);
-    return D;
-  }
   py::dict PerFunction;
-  for (const auto &[Name, FunctionRows] : R.PerFunction)
-    PerFunction[toStr(Name)] = toPairs(FunctionRows);
+  for (const FunctionRows &F : R.Functions)
+    PerFunction[toStr(F.Name)] =
+        Level == LevelKind::Function
+            ? py::object(toArray(F.Function.row(0), F.Function.Dim))
+        : Level == LevelKind::BasicBlock ? py::object(toPairs(F.Blocks))
+                                         : py::object(toPairs(F.Instructions));
   D["embeddings"] = PerFunction;
   return D;
 }
 
 namespace {
 
-/// The checked arguments of embedFiles and embedFilesIter.
+/// The checked arguments of embedFiles and embedMIRFiles (and their
+/// iterators).
 struct EmbedFilesJob {
   std::vector<std::string> Paths;
   /// The inputs as str, for the results' "filename".
   py::list Names;
-  EmbeddingKind Kind = EmbeddingKind::Symbolic;
-  std::shared_ptr<const Vocabulary> V;
   LevelKind Level = LevelKind::Function;
   unsigned Threads = 0;
+  /// Embeds one input at Level; runs on the workers, without the GIL.
+  std::function<FileResult(const std::string &)> Embed;
 };
 
 /// ir2vec.EmbedFilesIterator: the results of embedFiles, one at a time, in
@@ -798,7 +842,7 @@ private:
         Job.Paths.size(), PO,
         [&](size_t I) {
           try {
-            return embedFile(Job.Paths[I], Job.Kind, *Job.V, Job.Level);
+            return Job.Embed(Job.Paths[I]);
           } catch (const std::exception &E) {
             FileResult R;
             R.Error = "'" + Job.Paths[I] + "': " + E.what();
@@ -828,12 +872,10 @@ private:
 
 } // namespace
 
-/// Checks embedFiles' arguments.
-static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
-                                       py::handle VocabObj,
-                                       py::handle VocabPath,
-                                       const std::string &LevelName,
-                                       int Threads, const char *Fn) {
+/// A job over \p Filenames (a list of paths, not a single one) at level
+/// \p LevelName on \p Threads threads, its Embed still to be set.
+static EmbedFilesJob makeJob(py::handle Filenames, const std::string &LevelName,
+                             int Threads) {
   if (py::isinstance<py::str>(Filenames) ||
       py::isinstance<py::bytes>(Filenames))
     throw py::type_error("filenames must be a list of paths, not a single " +
@@ -848,19 +890,62 @@ static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
         toPath(F, "filenames[" + std::to_string(J.Paths.size()) + "]"));
     J.Names.append(FsDecode(F));
   }
-  J.Kind = parseMode(Mode);
-  J.V = resolveVocab(VocabObj, VocabPath, Fn);
   J.Level = parseLevelAndThreads(LevelName, Threads);
   J.Threads = static_cast<unsigned>(Threads);
   return J;
 }
 
-/// ir2vec.embedFiles: every result of the stream, in a list.
-static py::list embedFiles(py::handle Filenames, py::handle Mode,
-                           py::handle VocabObj, py::handle VocabPath,
-                           const std::string &LevelName, int Threads) {
-  EmbedFilesStream S(makeEmbedFilesJob(Filenames, Mode, VocabObj, VocabPath,
-                                       LevelName, Threads, "embedFiles"));
+/// Checks embedFiles' arguments.
+static EmbedFilesJob makeEmbedFilesJob(py::handle Filenames, py::handle Mode,
+                                       py::handle VocabObj,
+                                       py::handle VocabPath,
+                                       const std::string &LevelName,
+                                       int Threads, const char *Fn) {
+  EmbedFilesJob J = makeJob(Filenames, LevelName, Threads);
+  EmbeddingKind K = parseMode(Mode);
+  std::shared_ptr<const Vocabulary> V = resolveVocab(VocabObj, VocabPath, Fn);
+  J.Embed = [K, V, Level = J.Level](const std::string &Path) {
+    return embedFile(Path, K, *V, Level);
+  };
+  return J;
+}
+
+/// Checks embedMIRFiles' arguments and prepares the run: the target (from
+/// the first input that can be read, unless \p MTriple names it) and its
+/// vocabulary. What stops llvm-ir2vec --mode=mir as a whole (no input can
+/// be read, no vocabulary, a stop point the pipeline lacks) raises
+/// ValueError.
+static EmbedFilesJob
+makeEmbedMIRFilesJob(py::handle Filenames, py::handle VocabObj,
+                     py::handle VocabPath, const std::string &LevelName,
+                     int Threads, py::handle MTriple, py::handle StopAfter,
+                     py::handle StopBefore, int OptLevel, const char *Fn) {
+  EmbedFilesJob J = makeJob(Filenames, LevelName, Threads);
+  auto O = std::make_shared<const irtk::batch::Options>(toMIROptions(
+      VocabObj, VocabPath, MTriple, StopAfter, StopBefore, OptLevel, Fn));
+  if (J.Paths.empty())
+    return J;
+  Expected<std::unique_ptr<irtk::batch::ModeHandler>> H = [&] {
+    py::gil_scoped_release NoGIL;
+    return prepareMIR(*O, J.Paths);
+  }();
+  if (!H)
+    throwValueError(toString(H.takeError()));
+  std::shared_ptr<irtk::batch::ModeHandler> Handler = std::move(*H);
+  irtk::ircommon::WalkOptions W;
+  W.selectLevel(J.Level);
+  W.InstructionText = J.Level == LevelKind::Instruction;
+  W.BlockLabels = J.Level == LevelKind::BasicBlock;
+  J.Embed = [O, Handler, W](const std::string &Path) {
+    return walkMIRFile(*Handler, *O, Path, W);
+  };
+  return J;
+}
+
+/// ir2vec.embedFiles and embedMIRFiles: every result of \p J's stream, in
+/// a list.
+static py::list embedAll(EmbedFilesJob J) {
+  EmbedFilesStream S(std::move(J));
   py::list Out;
   while (std::optional<py::dict> D = S.next())
     Out.append(std::move(*D));
@@ -1215,7 +1300,8 @@ PYBIND11_MODULE(_ir2vec, M) {
       "embedFiles",
       [](py::object Filenames, py::object Mode, py::object Vocab,
          py::object VocabPath, const std::string &Level, int Threads) {
-        return embedFiles(Filenames, Mode, Vocab, VocabPath, Level, Threads);
+        return embedAll(makeEmbedFilesJob(Filenames, Mode, Vocab, VocabPath,
+                                          Level, Threads, "embedFiles"));
       },
       py::arg("filenames"), py::arg("mode") = EmbeddingKind::Symbolic,
       py::arg("vocab") = py::none(), py::kw_only(),
@@ -1250,6 +1336,50 @@ PYBIND11_MODULE(_ir2vec, M) {
       py::arg("threads") = 0,
       "embedFiles as an iterator: yields each file's dict, in input order, "
       "as soon as it is ready (wrap it in tqdm for a progress bar).");
+
+  const char *EmbedMIRFilesDoc =
+      "Embed the machine functions of many files (.mir, or LLVM IR lowered "
+      "in-process) in parallel with the GIL released, as llvm-ir2vec "
+      "--mode=mir does. vocab, vocabPath, mtriple, stopAfter, stopBefore and "
+      "optLevel as initMIREmbedding's; level and threads as embedFiles'. "
+      "Returns embedFiles' dicts, one per file in input order.";
+  auto MIRJob = [](py::object Filenames, py::object Vocab, py::object VocabPath,
+                   const std::string &Level, int Threads, py::object MTriple,
+                   py::object StopAfter, py::object StopBefore, int OptLevel,
+                   const char *Fn) {
+    return makeEmbedMIRFilesJob(Filenames, Vocab, VocabPath, Level, Threads,
+                                MTriple, StopAfter, StopBefore, OptLevel, Fn);
+  };
+  M.def(
+      "embedMIRFiles",
+      [MIRJob](py::object Filenames, py::object Vocab, py::object VocabPath,
+               const std::string &Level, int Threads, py::object MTriple,
+               py::object StopAfter, py::object StopBefore, int OptLevel) {
+        return embedAll(MIRJob(Filenames, Vocab, VocabPath, Level, Threads,
+                               MTriple, StopAfter, StopBefore, OptLevel,
+                               "embedMIRFiles"));
+      },
+      py::arg("filenames"), py::arg("vocab") = py::none(), py::kw_only(),
+      py::arg("vocabPath") = py::none(), py::arg("level") = "func",
+      py::arg("threads") = 0, py::arg("mtriple") = py::none(),
+      py::arg("stopAfter") = py::none(), py::arg("stopBefore") = py::none(),
+      py::arg("optLevel") = 2, EmbedMIRFilesDoc);
+  M.def(
+      "embedMIRFilesIter",
+      [MIRJob](py::object Filenames, py::object Vocab, py::object VocabPath,
+               const std::string &Level, int Threads, py::object MTriple,
+               py::object StopAfter, py::object StopBefore, int OptLevel) {
+        return std::make_unique<EmbedFilesStream>(
+            MIRJob(Filenames, Vocab, VocabPath, Level, Threads, MTriple,
+                   StopAfter, StopBefore, OptLevel, "embedMIRFilesIter"));
+      },
+      py::arg("filenames"), py::arg("vocab") = py::none(), py::kw_only(),
+      py::arg("vocabPath") = py::none(), py::arg("level") = "func",
+      py::arg("threads") = 0, py::arg("mtriple") = py::none(),
+      py::arg("stopAfter") = py::none(), py::arg("stopBefore") = py::none(),
+      py::arg("optLevel") = 2,
+      "embedMIRFiles as an iterator: yields each file's dict, in input "
+      "order, as soon as it is ready.");
 
   M.def(
       "writeStore",

@@ -22,7 +22,8 @@ result as it completes); ``loadStore`` reads the stores ``llvm-ir2vec
     tool = ir2vec.initMIREmbedding("foo.mir")   # or foo.ll, lowered
     tool.getFuncEmbMap()        # {function name: numpy.ndarray (float64)}
 
-See docs/Python.md.
+``embedMIRFiles`` (and ``embedMIRFilesIter``) embeds many of them in
+parallel. See docs/Python.md.
 
 This is irtk's ``ir2vec``; IITH IR2Vec's pip package has the same name and
 another API.
@@ -71,6 +72,8 @@ try:
         __version__,
         embedFiles,
         embedFilesIter,
+        embedMIRFiles,
+        embedMIRFilesIter,
         initEmbedding,
         initMIREmbedding,
     )
@@ -109,6 +112,8 @@ __all__ = [
     "Vocab",
     "embedFiles",
     "embedFilesIter",
+    "embedMIRFiles",
+    "embedMIRFilesIter",
     "initEmbedding",
     "initMIREmbedding",
     "loadMIRVocab",

@@ -38,9 +38,11 @@
 #include <vector>
 
 namespace llvm {
+class BasicBlock;
 class Function;
 class Instruction;
 class Module;
+class ModuleSlotTracker;
 class raw_ostream;
 } // namespace llvm
 
@@ -106,9 +108,20 @@ public:
   void walkFunction(const llvm::Function &F, EmbeddingSink &S);
 
 private:
+  /// Numbers the unnamed blocks of \p F, for blockLabel.
+  void numberBlocks(const llvm::Function &F);
+  /// The label of \p BB, a block of the function last numbered
+  /// (EmbeddingRecord::BlockLabel). Valid until the next call.
+  llvm::StringRef blockLabel(const llvm::BasicBlock &BB);
+
   const vocab::Vocabulary &V;
   WalkOptions Opts;
   InstructionPrinter Printer;
+  /// The module's slot numbers, made for the first function whose blocks
+  /// are labelled (kept across functions: making it costs a pass over the
+  /// module's globals).
+  std::unique_ptr<llvm::ModuleSlotTracker> Slots;
+  std::string Label;
   std::vector<double> Vec;
   /// Symbolic instruction vectors, across the functions walked.
   InstVectorCache Cache;

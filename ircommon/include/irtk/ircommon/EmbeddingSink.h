@@ -46,6 +46,8 @@ struct WalkOptions {
   bool Instructions = false;
   /// Instruction records carry their text.
   bool InstructionText = false;
+  /// Block and instruction records carry their block's label.
+  bool BlockLabels = false;
   /// Only functions with this name (symbol or demangled); empty for all.
   std::string FunctionName;
 
@@ -80,6 +82,14 @@ struct EmbeddingRecord {
   /// function.
   llvm::StringRef BlockName;
   unsigned BlockIndex = 0;
+  /// Block and instruction levels, when the walk was asked for it: a label
+  /// that no other block of the function has, as the kind's printer names
+  /// the block. LLVM IR: the block's name as it is (`entry`), or `%N` for an
+  /// unnamed block, its slot number as BasicBlock::printAsOperand prints it
+  /// (the number in the `.ll` file). Machine IR:
+  /// `bb.N.name`, or `bb.N` for a block without a named IR block (as
+  /// MachineBasicBlock::printName prints it).
+  llvm::StringRef BlockLabel;
   /// Instruction level: the position in the block and, when the walk was
   /// asked for it, the text: Instruction::print's for LLVM IR (leading
   /// spaces included), MachineInstr::print's for machine IR (without the
