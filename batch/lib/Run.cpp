@@ -31,8 +31,10 @@ Job::~Job() = default;
 
 Expected<std::unique_ptr<StoreJob>> StoreJob::create(const Options &O,
                                                      ModeHandler &H) {
+  store::StoreInfo Info = H.storeInfo(O);
+  Info.VocabularyHash = store::vocabularyHash(Info.Vocabulary);
   Expected<std::unique_ptr<store::StoreWriter>> W =
-      store::StoreWriter::create(O.Output, H.storeInfo(O));
+      store::StoreWriter::create(O.Output, std::move(Info));
   if (!W)
     return W.takeError();
   return std::unique_ptr<StoreJob>(new StoreJob(O, H, std::move(*W)));

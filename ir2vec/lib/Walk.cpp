@@ -129,6 +129,8 @@ void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
   EmbeddingRecord R;
   R.F = &F;
   R.Vector = Vec;
+  R.FunctionInstructions = F.getInstructionCount();
+  R.FunctionBlocks = F.size();
   if (Opts.Functions) {
     S.beginLevel(LevelKind::Function);
     R.Level = LevelKind::Function;

@@ -33,9 +33,12 @@ EmbeddingSink::~EmbeddingSink() = default;
 
 store::IndexRecord siteOf(const EmbeddingRecord &R, StringRef Module,
                           StringRef Demangled) {
-  return store::makeIndexRecord(R.Level, Module, R.F->getName(), Demangled,
-                                R.BlockName, R.BlockIndex, R.InstIndex,
-                                R.InstText.ltrim(' '));
+  store::IndexRecord Site = store::makeIndexRecord(
+      R.Level, Module, R.F->getName(), Demangled, R.BlockName, R.BlockIndex,
+      R.InstIndex, R.InstText.ltrim(' '));
+  Site.Instructions = R.FunctionInstructions;
+  Site.Blocks = R.FunctionBlocks;
+  return Site;
 }
 
 SiteSink::SiteSink(StringRef Module, StringRef Kind, raw_ostream &OS)

@@ -103,6 +103,8 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
   EmbeddingRecord R;
   R.F = &F;
   R.Vector = Vec;
+  R.FunctionInstructions = MF.getInstructionCount();
+  R.FunctionBlocks = MF.size();
   S.beginFunction(F);
   Embedder E(MF, V, L);
   if (Opts.Functions) {

@@ -19,11 +19,13 @@
 #include "irtk/support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace llvm;
 
@@ -31,9 +33,9 @@ namespace irtk::store {
 
 bool IndexRecord::operator==(const IndexRecord &O) const {
   return std::tie(Row, Module, Function, Demangled, Level, Block, BlockIndex,
-                  InstIndex, Inst) ==
+                  InstIndex, Inst, Instructions, Blocks) ==
          std::tie(O.Row, O.Module, O.Function, O.Demangled, O.Level, O.Block,
-                  O.BlockIndex, O.InstIndex, O.Inst);
+                  O.BlockIndex, O.InstIndex, O.Inst, O.Instructions, O.Blocks);
 }
 
 IndexRecord makeIndexRecord(support::LevelKind L, StringRef Module,
@@ -85,6 +87,10 @@ void writeIndexRecord(const IndexRecord &R, raw_ostream &OS) {
   support::JSONObjectWriter W(OS);
   W.number("row", R.Row);
   writeIndexFields(R, W);
+  if (R.Instructions)
+    W.number("instructions", *R.Instructions);
+  if (R.Blocks)
+    W.number("blocks", *R.Blocks);
 }
 
 Expected<IndexRecord> parseIndexRecord(StringRef Line, StringRef Name,
@@ -120,7 +126,9 @@ Expected<IndexRecord> parseIndexRecord(StringRef Line, StringRef Name,
     R.Inst = S->str();
   for (auto [Key, Slot] : {std::pair<const char *, std::optional<uint64_t> *>{
                                "block_index", &R.BlockIndex},
-                           {"inst_index", &R.InstIndex}})
+                           {"inst_index", &R.InstIndex},
+                           {"instructions", &R.Instructions},
+                           {"blocks", &R.Blocks}})
     if (const json::Value *N = O->get(Key)) {
       std::optional<int64_t> I = N->getAsInteger();
       if (!I || *I < 0)
@@ -210,28 +218,95 @@ Expected<IndexRecord> IndexFile::record(uint64_t Row) const {
   return R;
 }
 
-Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name) const {
-  std::string Needle;
-  raw_string_ostream NS(Needle);
-  support::printJSONString(NS, Name);
-  std::vector<uint64_t> Rows;
+std::string qualifiedFunctionName(StringRef Symbol) {
+  // The demangler's tree points into the string: it must outlive D's use.
+  std::string Mangled = Symbol.str();
+  ItaniumPartialDemangler D;
+  if (D.partialDemangle(Mangled.c_str()) || !D.isFunction())
+    return "";
+  size_t N = 0;
+  char *Name = D.getFunctionName(nullptr, &N);
+  if (!Name)
+    return "";
+  std::string Result(Name);
+  std::free(Name);
+  return Result;
+}
+
+void IndexFile::forEachLineWith(
+    StringRef Needle, function_ref<void(const Part &, uint64_t)> Fn) const {
   for (const Part &P : Parts) {
     StringRef Text = P.Buffer->getBuffer();
     for (size_t Pos = Text.find(Needle); Pos != StringRef::npos;) {
       // The line holding the match.
       uint64_t Local = std::upper_bound(P.Starts.begin(), P.Starts.end(), Pos) -
                        P.Starts.begin() - 1;
-      Expected<IndexRecord> R = record(P.FirstRow + Local);
-      if (!R)
-        return R.takeError();
-      if (R->Function == Name || R->Demangled == Name)
-        Rows.push_back(R->Row);
+      Fn(P, Local);
       if (P.Starts[Local + 1] >= Text.size())
         break;
       Pos = Text.find(Needle, P.Starts[Local + 1]);
     }
   }
-  return Rows;
+}
+
+/// At most this many candidates are listed when a name is ambiguous.
+static constexpr size_t MaxCandidatesShown = 10;
+
+Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name,
+                                                        StringRef Where) const {
+  std::vector<uint64_t> Exact, Qualified;
+  // The symbols whose qualified name is Name, with a demangled name each.
+  std::vector<std::pair<std::string, std::string>> Symbols;
+  Error Err = Error::success();
+  auto Visit = [&](bool ByQualifiedName, const Part &P, uint64_t Local) {
+    if (Err)
+      return;
+    Expected<IndexRecord> R = record(P.FirstRow + Local);
+    if (!R) {
+      Err = R.takeError();
+      return;
+    }
+    if (!ByQualifiedName) {
+      if (R->Function == Name || R->Demangled == Name)
+        Exact.push_back(R->Row);
+      return;
+    }
+    if (qualifiedFunctionName(R->Function) != Name)
+      return;
+    Qualified.push_back(R->Row);
+    if (llvm::none_of(Symbols,
+                      [&](const auto &S) { return S.first == R->Function; }))
+      Symbols.emplace_back(R->Function, R->Demangled);
+  };
+  std::string Needle;
+  raw_string_ostream NS(Needle);
+  support::printJSONString(NS, Name);
+  forEachLineWith(
+      Needle, [&](const Part &P, uint64_t Local) { Visit(false, P, Local); });
+  if (Err)
+    return std::move(Err);
+  if (!Exact.empty())
+    return Exact;
+  // A demangled name holds the qualified name followed by its parameters.
+  Needle.pop_back();
+  Needle.erase(0, 1);
+  Needle += '(';
+  forEachLineWith(
+      Needle, [&](const Part &P, uint64_t Local) { Visit(true, P, Local); });
+  if (Err)
+    return std::move(Err);
+  if (Symbols.size() <= 1)
+    return Qualified;
+  std::string Msg;
+  raw_string_ostream M(Msg);
+  M << "function '" << Name << "' matches " << Symbols.size()
+    << " functions in " << (Where.empty() ? StringRef(Path) : Where) << ": ";
+  for (size_t I = 0; I < Symbols.size() && I < MaxCandidatesShown; ++I)
+    M << (I ? ", '" : "'") << Symbols[I].second << '\'';
+  if (Symbols.size() > MaxCandidatesShown)
+    M << " and " << Symbols.size() - MaxCandidatesShown << " more";
+  M << "; name one by its full signature or symbol";
+  return createStringError(inconvertibleErrorCode(), Msg);
 }
 
 } // namespace irtk::store

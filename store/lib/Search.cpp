@@ -385,4 +385,14 @@ std::vector<ScoredPair> pairsWithin(MatrixRef A, MatrixRef B, bool Same,
   return All;
 }
 
+std::vector<float> gatherRows(MatrixRef M, ArrayRef<uint64_t> Rows) {
+  std::vector<float> Values;
+  Values.reserve(Rows.size() * M.Dim);
+  for (uint64_t R : Rows) {
+    ArrayRef<float> V = M.row(R);
+    Values.insert(Values.end(), V.begin(), V.end());
+  }
+  return Values;
+}
+
 } // namespace irtk::store

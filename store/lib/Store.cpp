@@ -23,12 +23,14 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace llvm;
 
@@ -56,6 +58,8 @@ void writeStoreInfo(const StoreInfo &Info, raw_ostream &OS) {
     J.attribute("level", Info.Level);
     J.attribute("kind", Info.Kind);
     J.attribute("vocabulary", Info.Vocabulary);
+    if (!Info.VocabularyHash.empty())
+      J.attribute("vocabulary_hash", Info.VocabularyHash);
     J.attributeObject("weights", [&] {
       for (const auto &[Name, W] : Info.Weights)
         J.attribute(Name, W);
@@ -131,6 +135,13 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
   if (!Vocab)
     return storeError(Name, "no \"vocabulary\" string");
   Info.Vocabulary = Vocab->str();
+  if (const json::Value *Hash = O->get("vocabulary_hash")) {
+    std::optional<StringRef> H = Hash->getAsString();
+    if (!H || !H->starts_with("xxh3:"))
+      return storeError(Name, "\"vocabulary_hash\" is not a string "
+                              "\"xxh3:...\"");
+    Info.VocabularyHash = H->str();
+  }
   const json::Object *W = O->getObject("weights");
   if (!W)
     return storeError(Name, "no \"weights\" object");
@@ -215,6 +226,17 @@ std::optional<double> StoreInfo::weight(StringRef Name) const {
     if (N == Name)
       return W;
   return std::nullopt;
+}
+
+std::string vocabularyHash(StringRef Path) {
+  if (Path == "-")
+    return "";
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return "";
+  uint64_t H = xxh3_64bits(arrayRefFromStringRef((*Buf)->getBuffer()));
+  return "xxh3:" + utohexstr(H, /*LowerCase=*/true, /*Width=*/16);
 }
 
 /// "dir/" and "dir" name the same destination; the temporary directory goes
@@ -471,6 +493,25 @@ Expected<Store> Store::openAt(StringRef DirArg, bool IsShard,
                                      MatrixFileName + " has " +
                                      Twine(M->rows()) + " rows");
   return Store(Dir, std::move(*Info), std::move(*M), std::move(*I));
+}
+
+Expected<std::vector<uint64_t>> selectRows(const Store &S,
+                                           const SizeFilter &F) {
+  std::vector<uint64_t> Rows;
+  for (uint64_t Row = 0; Row < S.size(); ++Row) {
+    Expected<IndexRecord> R = S.index().record(Row);
+    if (!R)
+      return R.takeError();
+    if (!R->Instructions || !R->Blocks)
+      return storeError(S.path(),
+                        "row " + Twine(Row) +
+                            " records no function size (the store was "
+                            "written before irtk recorded sizes); write it "
+                            "again to filter by size");
+    if (*R->Instructions >= F.MinInstructions && *R->Blocks >= F.MinBlocks)
+      Rows.push_back(Row);
+  }
+  return Rows;
 }
 
 Error writeStoreCopy(const Store &S, StringRef Dir) {

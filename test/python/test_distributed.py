@@ -143,7 +143,12 @@ class DistributedTest(unittest.TestCase):
         for cmd in (["topk", "--function", "add", "-k", "5"],
                     ["topk", "--row", "7", "-k", "4", "--metric",
                      "euclidean"],
-                    ["pairs", "--threshold", "0.999"]):
+                    ["pairs", "--threshold", "0.999"],
+                    # Functions of at least 3 instructions and 2 blocks.
+                    ["topk", "--function", "add", "-k", "5",
+                     "--min-instructions", "3"],
+                    ["pairs", "--threshold", "0.999", "--min-instructions",
+                     "3", "--min-blocks", "2"]):
             a = run(sim, *cmd, "--store", out, "--format", "json", check=0)
             b = run(sim, *cmd, "--store", self.ref, "--format", "json",
                     check=0)

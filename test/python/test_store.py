@@ -8,6 +8,7 @@ a StoreError naming the file."""
 
 import json
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ import unittest
 import numpy
 
 import ir2vec
-from common import SHARED_INPUTS, env_path
+from common import IDS2D, SHARED_INPUTS, env_path
 
 LOWER_LL = str(SHARED_INPUTS / "lower.ll")
 CFG_LL = str(SHARED_INPUTS / "cfg.ll")
@@ -252,6 +253,101 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(ir2vec._ir2vec.topK(odd[:3], odd, 4, "cosine"), want)
         index = ir2vec._ir2vec.ApproxIndex.build(odd, lists=1)
         self.assertEqual(index.search(odd[:3], odd, k=4), want)
+
+
+class StoreSearchTest(unittest.TestCase):
+    """Store.functionRows, topk, pairs and sizeRows: irtk-similarity's rules
+    for function names and function sizes."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_function_by_qualified_name(self):
+        clangxx = pathlib.Path(env_path("IRTK_LLVM_TOOLS_DIR")) / "clang++"
+        if not clangxx.exists():
+            self.skipTest(f"{clangxx} not found")
+        ll = os.path.join(self.tmp, "q.ll")
+        subprocess.run([str(clangxx), "-O0", "-S", "-emit-llvm", "-o", ll,
+                        str(SHARED_INPUTS / "qualified.cpp")], check=True)
+        store = os.path.join(self.tmp, "s")
+        llvm_ir2vec("embeddings", "--format=npy", "-o", store, f"--vocab={IDS2D}",
+                    ll)
+        s = ir2vec.loadStore(store)
+        self.assertEqual([r["function"] for r in s.records],
+                         ["_ZNK3mup7OprtAdd4EvalEPKdi", "_ZN3mup5scaleEi",
+                          "_ZN3mup5scaleEd"])
+        self.assertEqual(s.functionRows("mup::OprtAdd::Eval"), [0])
+        self.assertEqual(s.functionRows("mup::scale(double)"), [2])
+        self.assertEqual(s.functionRows("_ZN3mup5scaleEi"), [1])
+        self.assertEqual(s.functionRows("OprtAdd::Eval"), [])
+        with self.assertRaises(ir2vec.StoreError) as e:
+            s.functionRows("mup::scale")
+        self.assertEqual(str(e.exception),
+                         f"function 'mup::scale' matches 2 functions in store "
+                         f"{store}: 'mup::scale(int)', 'mup::scale(double)'; "
+                         f"name one by its full signature or symbol")
+        [(query, found)] = s.topk("mup::OprtAdd::Eval", k=2)
+        self.assertEqual(query, 0)
+        self.assertEqual(sorted(r for r, _ in found), [1, 2])
+
+    def test_size_filter(self):
+        # The store of irtk-similarity/min-size.test: add (2 instructions,
+        # 1 block), f (6, 4), _Z3addii (2, 1), _Z3addff (1, 1).
+        store = os.path.join(self.tmp, "s")
+        llvm_ir2vec("embeddings", "--format=npy", "-o", store,
+                    f"--vocab={IDS2D}", "--ir2vec-type-weight=1",
+                    "--ir2vec-arg-weight=1", CFG_LL,
+                    str(SHARED_INPUTS / "mangled.ll"))
+        s = ir2vec.loadStore(store)
+        self.assertEqual([(r["instructions"], r["blocks"]) for r in s.records],
+                         [(2, 1), (6, 4), (2, 1), (1, 1)])
+        self.assertEqual(s.sizeRows(minInstructions=2), [0, 1, 2])
+        self.assertEqual(s.sizeRows(minBlocks=2), [1])
+        pairs = s.pairs(800, "euclidean", minInstructions=2)
+        self.assertEqual([(a, b) for a, b, _ in pairs], [(0, 2), (0, 1), (1, 2)])
+        self.assertAlmostEqual(pairs[1][2], 765.094112, places=6)
+        self.assertEqual(len(s.pairs(800, "euclidean")), 5)
+        [(query, found)] = s.topk(row=3, k=5, metric="euclidean",
+                                  minInstructions=2)
+        self.assertEqual((query, [r for r, _ in found]), (3, [0, 2, 1]))
+        [(query, found)] = s.topk("add", k=5, metric="euclidean",
+                                  minInstructions=2)
+        self.assertEqual((query, [r for r, _ in found]), (0, [2, 1]))
+
+        # A store written before sizes were recorded.
+        index = os.path.join(store, "index.jsonl")
+        with open(index, encoding="utf-8") as f:
+            text = re.sub(r',"instructions":\d+,"blocks":\d+', "", f.read())
+        with open(index, "w", encoding="utf-8") as f:
+            f.write(text)
+        old = ir2vec.loadStore(store)
+        self.assertEqual(len(old.pairs(800, "euclidean")), 5)
+        with self.assertRaises(ir2vec.StoreError) as e:
+            old.pairs(800, "euclidean", minInstructions=2)
+        self.assertEqual(str(e.exception),
+                         f"{store}: row 0 records no function size (the store "
+                         f"was written before irtk recorded sizes); write it "
+                         f"again to filter by size")
+
+    def test_vocabulary_hash(self):
+        # The same vocabulary under two paths, written by llvm-ir2vec and by
+        # the Python writer (ir2vec.distributed's), has one hash.
+        copy = os.path.join(self.tmp, "copy.json")
+        shutil.copy(IDS2D, copy)
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        llvm_ir2vec("embeddings", "--format=npy", "-o", a, f"--vocab={IDS2D}",
+                    CFG_LL)
+        ir2vec._ir2vec.writeStore([CFG_LL], b, "sym",
+                                  ir2vec.loadVocab(copy))
+        ha = ir2vec.loadStore(a).info["vocabulary_hash"]
+        self.assertRegex(ha, r"^xxh3:[0-9a-f]{16}$")
+        self.assertEqual(ir2vec.loadStore(b).info["vocabulary_hash"], ha)
+        self.assertNotEqual(ir2vec.loadStore(b).info["vocabulary"],
+                            ir2vec.loadStore(a).info["vocabulary"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -62,11 +62,13 @@ static const char *const Usage =
     "           [--vocab <file>] [-k <n>] [--metric cosine|euclidean]\n"
     "           [--format text|json] [-o <file>] [-j <n>]\n"
     "           [--progress auto|always|never]\n"
+    "           [--min-instructions <n>] [--min-blocks <n>]\n"
     "           [--index <file> [--nprobe <n>] [--ef <n>] [--rerank <n>]]\n"
     "       irtk-similarity pairs --store <dir> [--against <dir>]\n"
     "           --threshold <x> [--metric cosine|euclidean]\n"
     "           [--format text|json] [-o <file>] [-j <n>]\n"
     "           [--progress auto|always|never]\n"
+    "           [--min-instructions <n>] [--min-blocks <n>]\n"
     "       irtk-similarity index --store <dir> [--kind ivf-flat|ivf-pq|hnsw]\n"
     "           [--metric cosine|euclidean] [--lists <n>] [--pq-bytes <n>]\n"
     "           [--hnsw-links <n>] [--train-rows <n>] [--seed <n>] [-o "
@@ -81,6 +83,8 @@ static const char *const Usage =
     "pairs  every pair of a row of --store and a row of --against (or two\n"
     "       rows of --store) with cosine >= threshold or distance <=\n"
     "       threshold, best first\n"
+    "       --min-instructions and --min-blocks leave out the rows of smaller\n"
+    "       functions from topk's results and from pairs\n"
     "index  an approximate index of --store (FAISS) for topk --index: its\n"
     "       candidates are scored exactly; only the recall is approximate\n";
 
@@ -105,6 +109,8 @@ struct Options {
   bool MetricGiven = false;
   /// The status line while stores load.
   tools::ProgressModeKind Progress = tools::ProgressModeKind::Auto;
+  /// --min-instructions, --min-blocks: the rows searched.
+  SizeFilter Sizes;
 };
 
 /// The rows to search for: vectors, what they are, which row to skip.
@@ -115,6 +121,27 @@ struct QuerySet {
   const Store *From = nullptr;
   std::vector<std::string> Files;
   std::vector<int64_t> Exclude;
+};
+
+/// The rows of a store a search considers: all of them, or the rows that
+/// --min-instructions and --min-blocks keep, copied.
+struct SearchedRows {
+  MatrixRef Matrix;
+  bool Filtered = false;
+  /// When Filtered: the store's row of each row of Matrix, ascending.
+  std::vector<uint64_t> Rows;
+  std::vector<float> Values;
+
+  uint64_t storeRow(uint64_t I) const { return Filtered ? Rows[I] : I; }
+  /// The row of Matrix that is the store's \p Row, or -1.
+  int64_t matrixRow(int64_t Row) const {
+    if (!Filtered || Row < 0)
+      return Row;
+    auto It = llvm::lower_bound(Rows, static_cast<uint64_t>(Row));
+    return It != Rows.end() && *It == static_cast<uint64_t>(Row)
+               ? It - Rows.begin()
+               : -1;
+  }
 };
 } // namespace
 
@@ -157,7 +184,9 @@ static void describe(raw_ostream &OS, const IndexRecord &R) {
 }
 
 /// Warns when two stores were made differently: their scores then compare
-/// vectors of different spaces.
+/// vectors of different spaces. Vocabularies are compared by the hash of
+/// their content when both stores record one, else by path; a store without
+/// a hash whose path differs gets a note that they cannot be compared.
 static void warnIfIncompatible(const Store &A, const Store &B) {
   const StoreInfo &X = A.info(), &Y = B.info();
   std::string Diffs;
@@ -168,7 +197,8 @@ static void warnIfIncompatible(const Store &A, const Store &B) {
     Note("level");
   if (X.Kind != Y.Kind)
     Note("kind");
-  if (X.Vocabulary != Y.Vocabulary)
+  bool BothHashed = !X.VocabularyHash.empty() && !Y.VocabularyHash.empty();
+  if (BothHashed && X.VocabularyHash != Y.VocabularyHash)
     Note("vocabulary");
   if (X.Weights != Y.Weights)
     Note("weights");
@@ -176,6 +206,30 @@ static void warnIfIncompatible(const Store &A, const Store &B) {
     WithColor::warning(errs(), ToolName)
         << "stores " << A.path() << " and " << B.path() << " differ in "
         << Diffs << '\n';
+  if (!BothHashed && X.Vocabulary != Y.Vocabulary) {
+    const Store &Unhashed = X.VocabularyHash.empty() ? A : B;
+    WithColor::note(errs(), ToolName)
+        << "the vocabularies of stores " << A.path() << " and " << B.path()
+        << " cannot be compared: their paths differ and store "
+        << Unhashed.path()
+        << " records no vocabulary_hash (write it again to record one)\n";
+  }
+}
+
+/// The rows of \p S that \p O's searches consider.
+static Expected<SearchedRows> searchedRows(const Options &O, const Store &S) {
+  SearchedRows R;
+  R.Matrix = matrixOf(S);
+  if (!O.Sizes.active())
+    return R;
+  Expected<std::vector<uint64_t>> Rows = selectRows(S, O.Sizes);
+  if (!Rows)
+    return Rows.takeError();
+  R.Filtered = true;
+  R.Rows = std::move(*Rows);
+  R.Values = gatherRows(R.Matrix, R.Rows);
+  R.Matrix = {R.Values.data(), R.Rows.size(), S.dimension()};
+  return R;
 }
 
 static Error checkSameDimension(const Store &A, const Store &B) {
@@ -196,7 +250,8 @@ static Expected<QuerySet> storeQueries(const Options &O, const Store &S,
                         S.path() + " has " + Twine(S.size()) + " rows");
     Rows.push_back(*O.Row);
   } else {
-    Expected<std::vector<uint64_t>> Found = S.index().findFunction(O.Function);
+    Expected<std::vector<uint64_t>> Found =
+        S.index().findFunction(O.Function, ("store " + S.path()).str());
     if (!Found)
       return Found.takeError();
     if (Found->empty())
@@ -422,11 +477,20 @@ static Error runTopK(const Options &O, raw_ostream &OS) {
     AO.Threads = O.Threads;
     Results = Index->search(QM, matrixOf(Base), AO, Q->Exclude);
   } else {
+    Expected<SearchedRows> Searched = searchedRows(O, Base);
+    if (!Searched)
+      return Searched.takeError();
     SearchOptions SO;
     SO.Metric = O.Metric;
     SO.K = O.K;
     SO.Threads = O.Threads;
-    Results = topK(QM, matrixOf(Base), SO, Q->Exclude);
+    std::vector<int64_t> Exclude;
+    for (int64_t Row : Q->Exclude)
+      Exclude.push_back(Searched->matrixRow(Row));
+    Results = topK(QM, Searched->Matrix, SO, Exclude);
+    for (std::vector<Neighbor> &Found : Results)
+      for (Neighbor &N : Found)
+        N.Row = Searched->storeRow(N.Row);
   }
 
   if (O.JSON) {
@@ -484,8 +548,21 @@ static Error runPairs(const Options &O, raw_ostream &OS) {
     return P.takeError();
   std::optional<Store> &S = P->first, &T = P->second;
   const Store &B = T ? *T : *S;
+  Expected<SearchedRows> RowsA = searchedRows(O, *S);
+  if (!RowsA)
+    return RowsA.takeError();
+  Expected<SearchedRows> RowsB =
+      T ? searchedRows(O, *T) : Expected<SearchedRows>(SearchedRows());
+  if (!RowsB)
+    return RowsB.takeError();
+  const SearchedRows &SB = T ? *RowsB : *RowsA;
   std::vector<ScoredPair> Pairs = pairsWithin(
-      matrixOf(*S), matrixOf(B), /*Same=*/!T, O.Threshold, O.Metric, O.Threads);
+      RowsA->Matrix, SB.Matrix, /*Same=*/!T, O.Threshold, O.Metric, O.Threads);
+  // The order (best first, then by rows) survives: the maps ascend.
+  for (ScoredPair &P : Pairs) {
+    P.A = RowsA->storeRow(P.A);
+    P.B = SB.storeRow(P.B);
+  }
 
   if (O.JSON) {
     OS << "{\"command\":\"pairs\",\"metric\":\"" << metricName(O.Metric)
@@ -615,7 +692,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("help,h", "Display usage")
     ("store", Text(), "Store directory (llvm-ir2vec embeddings --format=npy)")
     ("against", Text(), "Search this store instead (same dimension)")
-    ("function", Text(), "topk: query the rows of this function (symbol or demangled name)")
+    ("function", Text(), "topk: query the rows of this function (symbol, demangled name, or qualified name without parameters)")
     ("row", Text(), "topk: query this row of --store")
     ("ir", po::value<std::vector<std::string>>(&O.IRFiles), "topk: query the functions of this IR file (repeatable)")
     ("vocab", Text(), "topk --ir: vocabulary (default: the store's)")
@@ -625,6 +702,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("format", Text(), "text (default) or json")
     ("output,o", Text(), "Output file (default '-', standard output)")
     ("threads,j", Text(), "Threads (default 0: all cores)")
+    ("min-instructions", Text(), "topk, pairs: only rows of functions of at least this many instructions")
+    ("min-blocks", Text(), "topk, pairs: only rows of functions of at least this many blocks")
     ("progress", Text(), "Status line on standard error while stores load: auto (on a terminal; the default), always or never")
     ("index", Text(), "topk: search this approximate index of the searched store")
     ("nprobe", Text(), "topk --index: inverted lists visited per query (ivf-*; default 8)")
@@ -692,6 +771,20 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
 
   const char *TopKOnly[] = {"function", "row",    "vocab", "k",
                             "index",    "nprobe", "ef",    "rerank"};
+  for (auto [Key, Slot] :
+       {std::pair{"min-instructions", &O.Sizes.MinInstructions},
+        {"min-blocks", &O.Sizes.MinBlocks}})
+    if (std::optional<std::string> V = Get(Key)) {
+      if (O.Command == CommandKind::Index)
+        return usageError("--" + Twine(Key) + " applies to topk and pairs");
+      if (Get("index"))
+        return usageError("--" + Twine(Key) +
+                          " applies to the exact search, not --index");
+      if (std::string Msg = tools::parseCountOption(("--" + Twine(Key)).str(),
+                                                    *V, 0, UINT32_MAX, *Slot);
+          !Msg.empty())
+        return usageError(Msg);
+    }
   const char *IndexOnly[] = {"kind",       "lists",      "pq-bytes",
                              "hnsw-links", "train-rows", "seed"};
   if (O.Command != CommandKind::Index)

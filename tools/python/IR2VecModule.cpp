@@ -32,6 +32,7 @@
 #include "irtk/ir2vec/StoreRows.h"
 #include "irtk/ir2vec/Walk.h"
 #include "irtk/ircommon/ModuleLoader.h"
+#include "irtk/store/Index.h"
 #include "irtk/store/Search.h"
 #include "irtk/store/Store.h"
 #include "irtk/support/Format.h"
@@ -1407,4 +1408,13 @@ PYBIND11_MODULE(_ir2vec, M) {
         py::arg("threads") = 0,
         "irtk-similarity's pairs within a threshold: [(row a, row b, "
         "score)].");
+  M.def(
+      "qualifiedFunctionName",
+      [](const std::string &Symbol) {
+        return irtk::store::qualifiedFunctionName(Symbol);
+      },
+      py::arg("symbol"),
+      "The qualified name of a mangled function without its parameters "
+      "('mup::OprtAdd::Eval'), or '' for a symbol that is not one; the "
+      "names irtk-similarity topk --function accepts.");
 }

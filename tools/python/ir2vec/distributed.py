@@ -37,7 +37,8 @@ import time
 
 from . import _ir2vec
 from .store import (SHARDED_VERSION, StoreError, checkNotAnInput,
-                    checkNotAStream, loadStore)
+                    checkNotAStream, functionMatch, loadStore,
+                    resolveFunction, sizeRows)
 
 PROG = "python3 -m ir2vec.distributed"
 PLAN_NAME = "plan.json"
@@ -507,20 +508,19 @@ def _shard_vectors(path):
 
 def findTask(path, first, function, rows):
     """Map step of query resolution: the global rows of a shard whose
-    function is `function` or which are in `rows`, with their vectors and
-    records."""
+    function matches `function` (store.functionMatch) or which are in
+    `rows`, with how they match, their vectors and records."""
     import numpy
     from .store import Store
     s = Store(path)
     found = []
     for i, r in enumerate(s.records):
         g = first + i
-        if (function is not None and function in (r.get("function"),
-                                                  r.get("demangled"))) \
-                or g in rows:
+        how = functionMatch(function, r) if function is not None else 0
+        if how or g in rows:
             r = dict(r)
             r["row"] = g
-            found.append((g, numpy.array(s.vectors[i]), r))
+            found.append((g, how, numpy.array(s.vectors[i]), r))
     return found
 
 
@@ -530,14 +530,25 @@ def _local_exclude(exclude, first, n):
     return [e - first if first <= e < first + n else -1 for e in exclude]
 
 
-def topkTask(path, first, queries, exclude, k, metric):
-    """Map step of top-k: the best k of one shard per query, rows global."""
+def _kept_vectors(path, keep):
+    """A shard's vectors, and the shard's row of each: all of them, or the
+    rows `keep` lists (--min-instructions, --min-blocks)."""
     import numpy
-    base = numpy.ascontiguousarray(_shard_vectors(path))
-    n = len(base)
-    local_exclude = _local_exclude(exclude, first, n)
+    vectors = _shard_vectors(path)
+    if keep is None:
+        return numpy.ascontiguousarray(vectors), range(len(vectors))
+    return numpy.ascontiguousarray(vectors[keep]), keep
+
+
+def topkTask(path, first, queries, exclude, k, metric, keep=None):
+    """Map step of top-k: the best k of one shard per query (of its rows
+    that `keep` lists, if given), rows global."""
+    base, rows = _kept_vectors(path, keep)
+    position = {r: i for i, r in enumerate(rows)}
+    local_exclude = [position.get(e, -1) for e in
+                     _local_exclude(exclude, first, len(_shard_vectors(path)))]
     res = _ir2vec.topK(queries, base, k, metric, local_exclude, threads=1)
-    return [[(first + row, score) for row, score in q] for q in res]
+    return [[(first + rows[row], score) for row, score in q] for q in res]
 
 
 def _index_path(shard, kind, metric):
@@ -586,13 +597,13 @@ def topkIndexTask(path, first, queries, exclude, k, metric, kind, search):
     return [[(first + row, score) for row, score in q] for q in res]
 
 
-def pairsTask(path_a, first_a, path_b, first_b, same, threshold, metric):
+def pairsTask(path_a, first_a, path_b, first_b, same, threshold, metric,
+              keep_a=None, keep_b=None):
     """Map step of pairs: the pairs of two shards (or of one with itself),
-    rows global."""
-    import numpy
-    a = numpy.ascontiguousarray(_shard_vectors(path_a))
-    b = a if same else numpy.ascontiguousarray(_shard_vectors(path_b))
-    return [(first_a + x, first_b + y, s)
+    of their rows that `keep_a` and `keep_b` list if given, rows global."""
+    a, rows_a = _kept_vectors(path_a, keep_a)
+    b, rows_b = (a, rows_a) if same else _kept_vectors(path_b, keep_b)
+    return [(first_a + rows_a[x], first_b + rows_b[y], s)
             for x, y, s in _ir2vec.pairs(a, b, same, threshold, metric,
                                          threads=1)]
 
@@ -624,7 +635,23 @@ def _check_output(output, s, indexes=()):
 
 
 def _fields(r):
-    return {key: v for key, v in r.items() if key != "row"}
+    # The description irtk-similarity gives: no row, no sizes.
+    return {key: v for key, v in r.items()
+            if key not in ("row", "instructions", "blocks")}
+
+
+def _kept_rows(args, s, shards):
+    """Per shard, its rows that --min-instructions and --min-blocks keep
+    (rows of the shard), or None for all."""
+    if not (args.min_instructions or args.min_blocks):
+        return [None] * len(shards)
+    try:
+        kept = set(sizeRows(s.records, args.min_instructions,
+                            args.min_blocks, args.store))
+    except StoreError as e:
+        raise RunError(str(e))
+    return [[r - first for r in range(first, first + count) if r in kept]
+            for _, first, count in shards]
 
 
 def _topk(args):
@@ -635,6 +662,10 @@ def _topk(args):
     if args.row is not None and not 0 <= args.row < len(s):
         raise RunError(f"row {args.row} out of range: store {args.store} "
                        f"has {len(s)} rows")
+    if args.index and (args.min_instructions or args.min_blocks):
+        raise RunError("--min-instructions and --min-blocks apply to the "
+                       "exact search, not --index")
+    kept = _kept_rows(args, s, shards)
     client, cluster = _client(args)
     try:
         found = []
@@ -643,10 +674,19 @@ def _topk(args):
                               pure=False) for p, first, _ in shards]
         for f in futs:
             found.extend(f.result())
+        found.sort(key=lambda x: x[0])
+        if args.function is not None:
+            try:
+                chosen = set(resolveFunction(
+                    args.function, [(g, how, r) for g, how, _, r in found],
+                    f"store {args.store}"))
+            except StoreError as e:
+                raise RunError(str(e))
+            found = [x for x in found if x[0] in chosen]
+        found = [(g, v, r) for g, _, v, r in found]
         if not found:
             raise RunError(f"function '{args.function}' not found in store "
                            f"{args.store}")
-        found.sort(key=lambda x: x[0])
         queries = numpy.stack([v for _, v, _ in found]).astype(numpy.float32)
         exclude = [g for g, _, _ in found]
         qf = client.scatter(queries, broadcast=True)
@@ -659,8 +699,8 @@ def _topk(args):
                     for p, first, count in shards if count]
         else:
             futs = [client.submit(topkTask, p, first, qf, exclude, args.k,
-                                  args.metric, pure=False)
-                    for p, first, _ in shards]
+                                  args.metric, keep, pure=False)
+                    for (p, first, _), keep in zip(shards, kept)]
         per_shard = [f.result() for f in futs]
         for part in per_shard:
             if isinstance(part, dict):
@@ -716,14 +756,16 @@ def _index(args):
 def _pairs(args):
     s, shards = _shard_list(args.store)
     _check_output(args.output, s)
+    kept = _kept_rows(args, s, shards)
     client, cluster = _client(args)
     try:
         futs = []
         for i, (pa, fa, _) in enumerate(shards):
-            for pb, fb, _ in shards[i:]:
+            for j in range(i, len(shards)):
+                pb, fb, _ = shards[j]
                 futs.append(client.submit(pairsTask, pa, fa, pb, fb, pa == pb,
                                           args.threshold, args.metric,
-                                          pure=False))
+                                          kept[i], kept[j], pure=False))
         found = [p for f in futs for p in f.result()]
     finally:
         _close(client, cluster)
@@ -896,6 +938,13 @@ def _search_options(p):
     _cluster_options(p)
 
 
+def _size_options(p):
+    p.add_argument("--min-instructions", type=int, default=0, metavar="N",
+                   help="only rows of functions of at least N instructions")
+    p.add_argument("--min-blocks", type=int, default=0, metavar="N",
+                   help="only rows of functions of at least N blocks")
+
+
 def _parser():
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="subcommand", required=True,
@@ -941,6 +990,7 @@ def _parser():
     t.add_argument("--nprobe", type=_positive, default=0)
     t.add_argument("--ef", type=_positive, default=0)
     t.add_argument("--rerank", type=_positive, default=0)
+    _size_options(t)
     _search_options(t)
 
     x = sub.add_parser("index", help="an approximate index per shard, built "
@@ -959,6 +1009,7 @@ def _parser():
                                      "pair + reduce")
     r.add_argument("--store", required=True)
     r.add_argument("--threshold", type=float, required=True)
+    _size_options(r)
     _search_options(r)
 
     c = sub.add_parser("collect", help="run a command per module (training "

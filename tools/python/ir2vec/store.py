@@ -23,6 +23,7 @@ The layout is described in docs/CommandGuide/llvm-ir2vec.md (STORES); sharded
 stores (ir2vec.distributed) in docs/Distributed.md.
 """
 
+import functools
 import json
 import numbers
 import os
@@ -89,6 +90,78 @@ def _check_count(name, value, lo, hi, zero=None):
     if zero:
         allowed = f"0 ({zero}) or " + allowed
     raise ValueError(f"invalid {name} '{value}'; expected {allowed}")
+
+
+#: At most this many candidates are listed when a function name is
+#: ambiguous (as irtk-similarity lists them).
+MAX_CANDIDATES_SHOWN = 10
+
+#: How a record's function matches a name: not, by its qualified name
+#: without parameters, or by its symbol or demangled name.
+NO_MATCH, QUALIFIED_MATCH, EXACT_MATCH = 0, 1, 2
+
+
+@functools.lru_cache(maxsize=4096)
+def _qualified_name(symbol):
+    from . import _ir2vec
+    return _ir2vec.qualifiedFunctionName(symbol)
+
+
+def functionMatch(name, record):
+    """How the function of ``record`` (an index.jsonl line) matches
+    ``name``: EXACT_MATCH (symbol or demangled name), QUALIFIED_MATCH (the
+    qualified name without parameters, as ``mup::OprtAdd::Eval``) or
+    NO_MATCH."""
+    function, demangled = record.get("function"), record.get("demangled")
+    if name in (function, demangled):
+        return EXACT_MATCH
+    # A demangled name holds the qualified name followed by its parameters.
+    if isinstance(demangled, str) and name + "(" in demangled and \
+            isinstance(function, str) and _qualified_name(function) == name:
+        return QUALIFIED_MATCH
+    return NO_MATCH
+
+
+def resolveFunction(name, matches, where):
+    """The rows that ``name`` selects among ``matches``, [(row, how,
+    record)] in row order (``how`` from functionMatch): the exact matches,
+    or else the qualified ones when they are of one function (symbol).
+    Several functions raise StoreError listing them, with irtk-similarity's
+    message; ``where`` names the store in it."""
+    exact = [row for row, how, _ in matches if how == EXACT_MATCH]
+    if exact:
+        return exact
+    symbols = {}
+    for _, how, r in matches:
+        if how == QUALIFIED_MATCH:
+            symbols.setdefault(r.get("function"), r.get("demangled"))
+    if len(symbols) > 1:
+        shown = ", ".join(f"'{d}'" for d in
+                          list(symbols.values())[:MAX_CANDIDATES_SHOWN])
+        more = len(symbols) - MAX_CANDIDATES_SHOWN
+        raise StoreError(f"function '{name}' matches {len(symbols)} "
+                         f"functions in {where}: {shown}"
+                         + (f" and {more} more" if more > 0 else "")
+                         + "; name one by its full signature or symbol")
+    return [row for row, how, _ in matches if how == QUALIFIED_MATCH]
+
+
+def sizeRows(records, min_instructions, min_blocks, where, first=0):
+    """The rows among ``records`` (numbered from ``first``) whose function
+    has at least ``min_instructions`` instructions and ``min_blocks``
+    blocks. A record without sizes (a store written before irtk recorded
+    them) raises StoreError naming ``where``, as irtk-similarity does."""
+    rows = []
+    for i, r in enumerate(records):
+        n, b = r.get("instructions"), r.get("blocks")
+        if not isinstance(n, int) or not isinstance(b, int):
+            raise StoreError(f"{where}: row {first + i} records no function "
+                             f"size (the store was written before irtk "
+                             f"recorded sizes); write it again to filter by "
+                             f"size")
+        if n >= min_instructions and b >= min_blocks:
+            rows.append(first + i)
+    return rows
 
 
 def _read_info(path):
@@ -263,6 +336,70 @@ class Store:
                 if (function is None or function in (r.get("function"),
                                                      r.get("demangled")))
                 and (module is None or r.get("module") == module)]
+
+    def functionRows(self, name):
+        """The rows of the function ``name`` as irtk-similarity topk
+        --function selects them: by symbol or demangled name, or else by
+        qualified name without parameters (``mup::OprtAdd::Eval``) when
+        that names one function; several raise StoreError listing them.
+        Empty when nothing matches."""
+        matches = [(i, how, r) for i, r in enumerate(self.records)
+                   for how in (functionMatch(name, r),) if how]
+        return resolveFunction(name, matches, f"store {self.path}")
+
+    def sizeRows(self, minInstructions=0, minBlocks=0):
+        """The rows of functions with at least ``minInstructions``
+        instructions and ``minBlocks`` blocks (irtk-similarity's
+        --min-instructions and --min-blocks). A store written before irtk
+        recorded sizes raises StoreError saying to write it again."""
+        return sizeRows(self.records, minInstructions, minBlocks, self.path)
+
+    def topk(self, function=None, *, row=None, k=10, metric="cosine",
+             minInstructions=0, minBlocks=0, threads=0):
+        """irtk-similarity topk --function or --row over this store: for
+        each query row, ``(query row, [(row, score), ...])``, best first,
+        the query row left out; ``minInstructions`` and ``minBlocks`` keep
+        only the rows of larger functions as results."""
+        from . import _ir2vec
+        _check_count("k", k, 1, 1000000)
+        if (function is None) == (row is None):
+            raise ValueError("topk needs exactly one of function and row")
+        if row is not None:
+            if not 0 <= row < len(self):
+                raise StoreError(f"row {row} out of range: store {self.path} "
+                                 f"has {len(self)} rows")
+            queries = [row]
+        else:
+            queries = self.functionRows(function)
+            if not queries:
+                raise StoreError(f"function '{function}' not found in store "
+                                 f"{self.path}")
+        base, rows = self._searched(minInstructions, minBlocks)
+        position = {r: i for i, r in enumerate(rows)}
+        found = _ir2vec.topK(self._matrix()[queries], base, k, metric,
+                             [position.get(q, -1) for q in queries],
+                             threads=threads)
+        return [(q, [(rows[r], score) for r, score in res])
+                for q, res in zip(queries, found)]
+
+    def pairs(self, threshold, metric="cosine", *, minInstructions=0,
+              minBlocks=0, threads=0):
+        """irtk-similarity pairs over this store: [(row a, row b, score)],
+        a < b, best first; ``minInstructions`` and ``minBlocks`` leave out
+        the rows of smaller functions."""
+        from . import _ir2vec
+        base, rows = self._searched(minInstructions, minBlocks)
+        return [(rows[a], rows[b], score)
+                for a, b, score in _ir2vec.pairs(base, base, True, threshold,
+                                                 metric, threads=threads)]
+
+    def _searched(self, min_instructions, min_blocks):
+        """The matrix a search considers and the store's row of each of its
+        rows."""
+        if not (min_instructions or min_blocks):
+            return self._matrix(), range(len(self))
+        rows = self.sizeRows(min_instructions, min_blocks)
+        return numpy.ascontiguousarray(self._matrix()[rows]), rows
 
     def __repr__(self):
         return (f"<ir2vec.Store {self.path!r}: {len(self)} {self.level} rows, "

@@ -97,6 +97,10 @@ struct EmbeddingRecord {
   unsigned InstIndex = 0;
   llvm::StringRef InstText;
   llvm::ArrayRef<double> Vector;
+  /// The size of the function (of the machine function for machine IR), at
+  /// every level: instructions and blocks.
+  uint64_t FunctionInstructions = 0;
+  uint64_t FunctionBlocks = 0;
 };
 
 class EmbeddingSink {
@@ -115,8 +119,8 @@ public:
 
 /// Where embedding \p R comes from, as a store's index and the JSON lines
 /// name it: \p Module, the function (and \p Demangled, its demangled name),
-/// the level, and the block and instruction (its text without leading
-/// spaces) for those levels.
+/// the level, the block and instruction (its text without leading spaces)
+/// for those levels, and the function's size.
 store::IndexRecord siteOf(const EmbeddingRecord &R, llvm::StringRef Module,
                           llvm::StringRef Demangled);
 

@@ -54,6 +54,11 @@ struct IndexRecord {
   /// inst level: position in the block and the instruction's text.
   std::optional<uint64_t> InstIndex;
   std::optional<std::string> Inst;
+  /// The size of the row's function (at every level): its instructions and
+  /// blocks. Absent from the rows of stores written before irtk recorded
+  /// them.
+  std::optional<uint64_t> Instructions;
+  std::optional<uint64_t> Blocks;
 
   bool operator==(const IndexRecord &O) const;
 };
@@ -66,12 +71,13 @@ IndexRecord makeIndexRecord(support::LevelKind L, llvm::StringRef Module,
                             uint64_t InstIndex, llvm::StringRef Inst);
 
 /// Writes \p R as one JSON line, keys in the order row, module, function,
-/// demangled, level, block, block_index, inst_index, inst.
+/// demangled, level, block, block_index, inst_index, inst, instructions,
+/// blocks.
 void writeIndexRecord(const IndexRecord &R, llvm::raw_ostream &OS);
 
-/// Writes the fields of \p R other than the row as members of \p W, for
-/// tools that embed a record's description in their own objects. \p Kind,
-/// when given, follows "level".
+/// Writes the fields of \p R other than the row and the sizes as members of
+/// \p W, for tools that embed a record's description in their own objects.
+/// \p Kind, when given, follows "level".
 void writeIndexFields(const IndexRecord &R, support::JSONObjectWriter &W,
                       llvm::StringRef Kind = "");
 
@@ -84,6 +90,12 @@ void writeEmbeddingLine(const IndexRecord &Site, llvm::StringRef Kind,
 /// Parses one line; \p Name and \p LineNo (from 1) locate it in errors.
 llvm::Expected<IndexRecord>
 parseIndexRecord(llvm::StringRef Line, llvm::StringRef Name, uint64_t LineNo);
+
+/// The qualified name of the function whose symbol is \p Symbol, without
+/// its parameters, return type or qualifiers ("mup::OprtAdd::Eval" for
+/// "_ZN3mup7OprtAdd4EvalEPPdi"), or "" when \p Symbol is not an Itanium
+/// mangled function name.
+std::string qualifiedFunctionName(llvm::StringRef Symbol);
 
 /// Told how many of a store's index lines have been checked, of how many,
 /// while a large store opens (for a status line).
@@ -114,10 +126,13 @@ public:
   /// Parses the record of \p Row and checks that it says it is that row
   /// (of its part).
   llvm::Expected<IndexRecord> record(uint64_t Row) const;
-  /// Rows whose function is named \p Name, as symbol or demangled name, in
-  /// row order. Only lines that contain \p Name as a JSON string are parsed.
+  /// Rows whose function is named \p Name, in row order: as symbol or
+  /// demangled name, or else, when no row's is, as qualified name without
+  /// parameters (qualifiedFunctionName). A qualified name that several
+  /// functions (symbols) have is an error listing them, naming \p Where (the
+  /// index file by default). Only lines that contain \p Name are parsed.
   llvm::Expected<std::vector<uint64_t>>
-  findFunction(llvm::StringRef Name) const;
+  findFunction(llvm::StringRef Name, llvm::StringRef Where = "") const;
 
 private:
   /// One mapped index file.
@@ -133,6 +148,11 @@ private:
   };
   IndexFile() = default;
   const Part &partOf(uint64_t Row) const;
+  /// Calls \p Fn with each line (part and line in it) that contains
+  /// \p Needle, once per line, in row order.
+  void
+  forEachLineWith(llvm::StringRef Needle,
+                  llvm::function_ref<void(const Part &, uint64_t)> Fn) const;
 
   std::string Path;
   std::vector<Part> Parts;

@@ -49,6 +49,10 @@ struct MatrixRef {
   }
 };
 
+/// The values of rows \p Rows of \p M, in that order: a matrix of
+/// Rows.size() rows (a search over a subset of a store's rows).
+std::vector<float> gatherRows(MatrixRef M, llvm::ArrayRef<uint64_t> Rows);
+
 /// The score of \p A against \p B, in double precision: cosine similarity
 /// (0 when either vector is zero) or Euclidean distance. Search results
 /// report exactly this value.

@@ -73,6 +73,12 @@ struct StoreInfo {
   /// Absolute path of the vocabulary ("-" if it was read from standard
   /// input).
   std::string Vocabulary;
+  /// "xxh3:" and the xxh3 of the vocabulary file's bytes, in 16 hex digits
+  /// (vocabularyHash), which says whether two stores used the same
+  /// vocabulary wherever its file was; "" for stores written before irtk
+  /// recorded it, or from a vocabulary read from standard input. Written as
+  /// "vocabulary_hash" when not empty.
+  std::string VocabularyHash;
   /// Section weights by name, in the order they are written. Parsing sorts
   /// them by name.
   std::vector<std::pair<std::string, double>> Weights;
@@ -102,6 +108,10 @@ void writeStoreInfo(const StoreInfo &Info, llvm::raw_ostream &OS);
 /// must list its shards; version 1 must not.
 llvm::Expected<StoreInfo> parseStoreInfo(llvm::StringRef Text,
                                          llvm::StringRef Name);
+
+/// The "vocabulary_hash" of the vocabulary file \p Path ("xxh3:" and 16
+/// hex digits), or "" when it is "-" or cannot be read.
+std::string vocabularyHash(llvm::StringRef Path);
 
 /// Rows about to be appended to a store: Dim floats per record.
 struct RowBatch {
@@ -184,6 +194,20 @@ private:
   NpyMatrix Matrix;
   IndexFile Index;
 };
+
+/// The smallest functions a search keeps, by the sizes each row records
+/// (IndexRecord::Instructions, ::Blocks); 0 keeps any.
+struct SizeFilter {
+  uint64_t MinInstructions = 0;
+  uint64_t MinBlocks = 0;
+  bool active() const { return MinInstructions || MinBlocks; }
+};
+
+/// The rows of \p S whose function has at least the sizes \p F asks for,
+/// in row order. Fails, naming the store, when a row records no sizes (a
+/// store written before they were recorded, which must be written again).
+llvm::Expected<std::vector<uint64_t>> selectRows(const Store &S,
+                                                 const SizeFilter &F);
 
 /// Writes the rows of \p S (ordinary or sharded) as an ordinary store at
 /// \p Dir, in the same order, with S's settings, as StoreWriter writes
