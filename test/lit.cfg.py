@@ -35,7 +35,12 @@ def plugin_host(tool, leaks):
     preloaded into them. `leaks`: whether LeakSanitizer stays on (clang
     frees nothing at exit, on purpose: -disable-free).
     """
-    path = os.path.join(config.llvm_tools_dir, tool)
+    return host_command(os.path.join(config.llvm_tools_dir, tool), leaks)
+
+
+def host_command(path, leaks):
+    """`path`, a program that is not sanitized but may load our sanitized
+    code, with ASan's runtime preloaded in a sanitized build."""
     if not config.irtk_sanitizer_preload:
         return path
     env = "env LD_PRELOAD=" + config.irtk_sanitizer_preload
@@ -48,3 +53,7 @@ def plugin_host(tool, leaks):
 config.substitutions.append(("%clang", plugin_host("clang", leaks=False)))
 config.substitutions.append(("%opt", plugin_host("opt", leaks=True)))
 config.substitutions.append(("%llc", plugin_host("llc", leaks=True)))
+# Python importing our (sanitized) module; LeakSanitizer off, as in the
+# python-* tests: python3 frees little at exit by design.
+config.substitutions.append(("%python_host", host_command(sys.executable,
+                                                          leaks=False)))
