@@ -65,6 +65,30 @@ std::string Vocabulary::binaryPath(StringRef Path) {
   return (Path + ".bin").str();
 }
 
+std::optional<unsigned> Vocabulary::binaryDimension(StringRef Path) {
+  Expected<sys::fs::file_t> F = sys::fs::openNativeFileForRead(binaryPath(Path));
+  if (!F) {
+    consumeError(F.takeError());
+    return std::nullopt;
+  }
+  char Header[16];
+  Expected<size_t> Read =
+      sys::fs::readNativeFile(*F, MutableArrayRef<char>(Header));
+  sys::fs::closeFile(*F);
+  if (!Read) {
+    consumeError(Read.takeError());
+    return std::nullopt;
+  }
+  if (*Read != sizeof(Header) ||
+      std::memcmp(Header, Magic, sizeof(Magic)) != 0 ||
+      llvm::support::endian::read32le(Header + 8) != FormatVersion)
+    return std::nullopt;
+  uint32_t Dim = llvm::support::endian::read32le(Header + 12);
+  if (Dim == 0)
+    return std::nullopt;
+  return Dim;
+}
+
 StringRef Vocabulary::binaryLayoutTables(StringRef Binary) {
   if (Binary.size() < HeaderSize ||
       std::memcmp(Binary.data(), Magic, sizeof(Magic)) != 0 ||

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,12 @@ public:
   void writeBinary(llvm::StringRef Source, llvm::raw_ostream &OS,
                    llvm::StringRef Tables = {},
                    const SourceStamp &Stamp = {}) const;
+
+  /// The dimension recorded by the binary form of \p Path (binaryPath),
+  /// read from its header alone; std::nullopt when there is none, or it is
+  /// not a binary form this version of irtk writes. A load checks the rest
+  /// (an advisor needs the dimension long before it needs the vectors).
+  static std::optional<unsigned> binaryDimension(llvm::StringRef Path);
 
   /// The tables that writeBinary recorded in \p Binary; empty when it has
   /// none, or is not a binary form this version of irtk writes. A load
