@@ -188,8 +188,8 @@ bool Session::loadVocabulary(const MachineFunction &MF) {
   if (V && Dim && V->Vocabulary.dimension() != Dim)
     V = createStringError(inconvertibleErrorCode(),
                           "%s changed while llc ran (dimension %u, was %u)",
-                          PendingVocabulary.c_str(),
-                          V->Vocabulary.dimension(), Dim);
+                          PendingVocabulary.c_str(), V->Vocabulary.dimension(),
+                          Dim);
   if (!V) {
     fail(MF.getFunction().getContext(), toString(V.takeError()));
     return false;
@@ -289,9 +289,9 @@ public:
       : RegAllocEvictionAdvisor(MF, RA), StockAdvisor(std::move(StockAdvisor)),
         S(S), MBFI(MBFI), Loops(Loops) {
     // The MIR2Vec sums only when the policy or the log reads them.
-    WantsEmbedder = S.hasVocabulary() &&
-                    (S.Runner->readsInput(Mir2VecDefsAndUses) ||
-                     S.Runner->readsInput(Mir2VecDefsAndUsesByFreq));
+    WantsEmbedder =
+        S.hasVocabulary() && (S.Runner->readsInput(Mir2VecDefsAndUses) ||
+                              S.Runner->readsInput(Mir2VecDefsAndUsesByFreq));
     for (unsigned I = 0, E = MRI->getNumVirtRegs(); I != E; ++I)
       if (!MRI->reg_nodbg_empty(Register::index2VirtReg(I)))
         ++InitialQueueSize;

@@ -378,8 +378,8 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
       Description.str(), std::move(SectionEnds), Checksum,
       // The names are the target's static tables, which a copy of its
       // MCInstrInfo (pointers to them) reads as long as LLVM is loaded.
-      [Instrs = std::make_shared<MCInstrInfo>(
-           static_cast<const MCInstrInfo &>(TII)),
+      [Instrs =
+           std::make_shared<MCInstrInfo>(static_cast<const MCInstrInfo &>(TII)),
        Classes = registerClassNames(TRI), Entity = T->OpcodeEntity,
        NumBases](vocab::Layout &L) {
         std::vector<StringRef> Keys(NumBases);

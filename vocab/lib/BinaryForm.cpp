@@ -66,7 +66,8 @@ std::string Vocabulary::binaryPath(StringRef Path) {
 }
 
 std::optional<unsigned> Vocabulary::binaryDimension(StringRef Path) {
-  Expected<sys::fs::file_t> F = sys::fs::openNativeFileForRead(binaryPath(Path));
+  Expected<sys::fs::file_t> F =
+      sys::fs::openNativeFileForRead(binaryPath(Path));
   if (!F) {
     consumeError(F.takeError());
     return std::nullopt;

@@ -230,9 +230,9 @@ TEST(MIRLayoutTest, TablesOfAnotherTargetOrDamagedAreNotUsed) {
   // Header: magic 0, version 8, counts 12-31 (opcode entities at 24),
   // fingerprint 32, identity 40, layout checksum 48, body hash 56; the
   // body from 64.
-  EXPECT_FALSE(Damaged(0, 'X'));           // the magic
-  EXPECT_FALSE(Damaged(8, 1));             // the version
-  EXPECT_FALSE(Damaged(67, '\x01'));       // the body, unhashed
+  EXPECT_FALSE(Damaged(0, 'X'));     // the magic
+  EXPECT_FALSE(Damaged(8, 1));       // the version
+  EXPECT_FALSE(Damaged(67, '\x01')); // the body, unhashed
   // Another identity (another build of LLVM): the names decide, and they
   // are the same; with another fingerprint too, refused.
   EXPECT_TRUE(Damaged(40, ~Tables[40]));

@@ -111,9 +111,10 @@ public:
   /// from \p Tables (tables() of a layout made for the same target by the
   /// same LLVM), checked against the running LLVM's identity, or when that
   /// differs (or is unknown) against the target's names, which costs about
-  /// 2 M instructions for X86-64: nothing is sorted or indexed, and the vocab::Layout is deferred (its keys are made the
-  /// first time something asks for one). nullptr when the tables are not
-  /// this target's, or are malformed; create() it then.
+  /// 2 M instructions for X86-64: nothing is sorted or indexed, and the
+  /// vocab::Layout is deferred (its keys are made the first time something asks
+  /// for one). nullptr when the tables are not this target's, or are malformed;
+  /// create() it then.
   static std::shared_ptr<const TargetLayout>
   fromTables(llvm::StringRef Tables, const llvm::TargetInstrInfo &TII,
              const llvm::TargetRegisterInfo &TRI, llvm::StringRef Description);
