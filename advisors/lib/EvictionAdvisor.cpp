@@ -133,6 +133,10 @@ struct Session {
   std::unique_ptr<PolicyRunner> Runner;
   std::shared_ptr<const mir2vec::TargetLayout> Layout;
   std::optional<vocab::Vocabulary> Vocabulary;
+  /// The vocabulary to load at the first decision that reads an embedding
+  /// (its dimension, which the features' shapes need, is read from its
+  /// binary form's header); empty once loaded, or when nothing reads it.
+  std::string PendingVocabulary;
   unsigned Dim = 0;
   bool SetUp = false;
   /// Why the advisor stays stock; reported once.
@@ -162,7 +166,40 @@ struct Session {
   }
 
   bool setUp(const MachineFunction &MF);
+  /// Loads the pending vocabulary; false (reported) when that fails.
+  bool loadVocabulary(const MachineFunction &MF);
+  /// Whether the MIR2Vec features have (or will have) a vocabulary.
+  bool hasVocabulary() const {
+    return Vocabulary || !PendingVocabulary.empty();
+  }
 };
+
+bool Session::loadVocabulary(const MachineFunction &MF) {
+  if (Vocabulary)
+    return true;
+  if (!Error.empty())
+    return false;
+  const TargetSubtargetInfo &STI = MF.getSubtarget();
+  // The bundled vocabulary's binary form has the layout's tables: the
+  // process builds no layout.
+  Expected<mir2vec::TargetVocabulary> V = mir2vec::loadTargetVocabulary(
+      PendingVocabulary, *STI.getInstrInfo(), *STI.getRegisterInfo(),
+      mir2vec::layoutDescription(MF.getTarget()), Options.VocabularyWeights);
+  if (V && Dim && V->Vocabulary.dimension() != Dim)
+    V = createStringError(inconvertibleErrorCode(),
+                          "%s changed while llc ran (dimension %u, was %u)",
+                          PendingVocabulary.c_str(), V->Vocabulary.dimension(),
+                          Dim);
+  if (!V) {
+    fail(MF.getFunction().getContext(), toString(V.takeError()));
+    return false;
+  }
+  Layout = std::move(V->Layout);
+  Vocabulary.emplace(std::move(V->Vocabulary));
+  Dim = Vocabulary->dimension();
+  PendingVocabulary.clear();
+  return true;
+}
 
 bool Session::setUp(const MachineFunction &MF) {
   if (SetUp || !Error.empty())
@@ -189,7 +226,6 @@ bool Session::setUp(const MachineFunction &MF) {
       return false;
     }
   if (Embeddings) {
-    const TargetSubtargetInfo &STI = MF.getSubtarget();
     Expected<std::string> Path = vocab::resolveVocabularyPath(
         O.VocabularyPath,
         mir2vec::defaultVocabularyPath(O.BinaryPath, MF.getTarget()),
@@ -207,21 +243,19 @@ bool Session::setUp(const MachineFunction &MF) {
                  "installation?): set -irtk-mir-vocab-path or "
                  "-irtk-evict-embeddings=false";
         });
-    // The bundled vocabulary's binary form has the layout's tables: the
-    // process builds no layout.
-    Expected<mir2vec::TargetVocabulary> V =
-        Path ? mir2vec::loadTargetVocabulary(
-                   *Path, *STI.getInstrInfo(), *STI.getRegisterInfo(),
-                   mir2vec::layoutDescription(MF.getTarget()),
-                   O.VocabularyWeights)
-             : Expected<mir2vec::TargetVocabulary>(Path.takeError());
-    if (!V) {
-      fail(Ctx, toString(V.takeError()));
+    if (!Path) {
+      fail(Ctx, toString(Path.takeError()));
       return false;
     }
-    Layout = std::move(V->Layout);
-    Vocabulary.emplace(std::move(V->Vocabulary));
-    Dim = Vocabulary->dimension();
+    PendingVocabulary = std::move(*Path);
+    // With a binary form, its header gives the dimension and the vectors
+    // wait for the first decision that reads them (a module without one
+    // loads nothing); a JSON is read now, as its dimension needs it.
+    if (std::optional<unsigned> D =
+            vocab::Vocabulary::binaryDimension(PendingVocabulary))
+      Dim = *D;
+    else if (!loadVocabulary(MF))
+      return false;
   }
   const AdvisorInfo &Info = *findAdvisor("evict");
   PolicySpec Spec{Info.Name.str(), evictionFeatures(Dim),
@@ -255,9 +289,9 @@ public:
       : RegAllocEvictionAdvisor(MF, RA), StockAdvisor(std::move(StockAdvisor)),
         S(S), MBFI(MBFI), Loops(Loops) {
     // The MIR2Vec sums only when the policy or the log reads them.
-    if (S.Vocabulary && (S.Runner->readsInput(Mir2VecDefsAndUses) ||
-                         S.Runner->readsInput(Mir2VecDefsAndUsesByFreq)))
-      Embedder.emplace(MF, *S.Vocabulary, *S.Layout);
+    WantsEmbedder =
+        S.hasVocabulary() && (S.Runner->readsInput(Mir2VecDefsAndUses) ||
+                              S.Runner->readsInput(Mir2VecDefsAndUsesByFreq));
     for (unsigned I = 0, E = MRI->getNumVirtRegs(); I != E; ++I)
       if (!MRI->reg_nodbg_empty(Register::index2VirtReg(I)))
         ++InitialQueueSize;
@@ -307,7 +341,9 @@ private:
   Session &S;
   const MachineBlockFrequencyInfo &MBFI;
   const MachineLoopInfo &Loops;
-  std::optional<mir2vec::Embedder> Embedder;
+  /// Made at the first decision (which loads the vocabulary if need be).
+  mutable std::optional<mir2vec::Embedder> Embedder;
+  bool WantsEmbedder = false;
   unsigned InitialQueueSize = 0;
   unsigned InitialVirtRegs = 0;
   mutable DenseMap<unsigned, IntervalComponents> Cache;
@@ -518,6 +554,11 @@ MCRegister Advisor::tryFindEvictionCandidate(
       getOrderLimit(VirtReg, Order, CostPerUseLimit);
   if (!Limit)
     return StockReg;
+  if (WantsEmbedder && !Embedder) {
+    if (!S.loadVocabulary(MF))
+      return StockReg;
+    Embedder.emplace(MF, *S.Vocabulary, *S.Layout);
+  }
 
   PolicyRunner &Runner = *S.Runner;
   for (size_t F = 0; F < Runner.spec().Inputs.size(); ++F)

@@ -8,6 +8,7 @@
 
 #include "irtk/mir2vec/Layout.h"
 
+#include "llvm-c/Core.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -19,6 +20,11 @@
 #include "llvm/Support/xxhash.h"
 
 #include <cstring>
+
+#if __has_include(<link.h>)
+#include <link.h>
+#define IRTK_HAVE_DL_ITERATE_PHDR 1
+#endif
 
 using namespace llvm;
 
@@ -101,6 +107,95 @@ struct TargetNames {
   }
 };
 
+/// The GNU build id of the loaded object whose segments hold \p Address;
+/// empty when there is none (or no way to find it).
+std::string buildIdOf(const void *Address) {
+  std::string Id;
+#ifdef IRTK_HAVE_DL_ITERATE_PHDR
+  struct Search {
+    uintptr_t Address;
+    std::string *Id;
+  } S{reinterpret_cast<uintptr_t>(Address), &Id};
+  dl_iterate_phdr(
+      [](dl_phdr_info *Info, size_t, void *Data) -> int {
+        auto &S = *static_cast<Search *>(Data);
+        bool Holds = false;
+        for (unsigned I = 0; I < Info->dlpi_phnum && !Holds; ++I) {
+          const auto &P = Info->dlpi_phdr[I];
+          uintptr_t Begin = Info->dlpi_addr + P.p_vaddr;
+          Holds = P.p_type == PT_LOAD && S.Address >= Begin &&
+                  S.Address - Begin < P.p_memsz;
+        }
+        if (!Holds)
+          return 0;
+        for (unsigned I = 0; I < Info->dlpi_phnum; ++I) {
+          const auto &P = Info->dlpi_phdr[I];
+          if (P.p_type != PT_NOTE)
+            continue;
+          const char *N =
+              reinterpret_cast<const char *>(Info->dlpi_addr + P.p_vaddr);
+          const char *End = N + P.p_memsz;
+          while (End - N >= 12) {
+            uint32_t NameSize, DescSize, Type;
+            std::memcpy(&NameSize, N, 4);
+            std::memcpy(&DescSize, N + 4, 4);
+            std::memcpy(&Type, N + 8, 4);
+            size_t NameAt = 12, DescAt = NameAt + ((NameSize + 3) & ~3u);
+            size_t Next = DescAt + ((DescSize + 3) & ~size_t(3));
+            if (Next > size_t(End - N))
+              break;
+            if (Type == NT_GNU_BUILD_ID && NameSize == 4 &&
+                std::memcmp(N + NameAt, "GNU", 4) == 0 && DescSize) {
+              S.Id->assign(N + DescAt, DescSize);
+              return 1;
+            }
+            N += Next;
+          }
+        }
+        return 1; // The object holds the address, without a build id.
+      },
+      &S);
+#else
+  (void)Address;
+#endif
+  return Id;
+}
+
+/// An identity of the running LLVM and target that costs nothing to
+/// compute: irtk's layout rules, the layout's description, LLVM's version,
+/// the build id of the object that holds the target's opcode names (its
+/// TableGen'd tables: any other name, opcode or order is another build of
+/// it), and the target's opcode, register class and register counts. 0
+/// when that object has no build id: then only the names can tell.
+uint64_t runningIdentity(const TargetInstrInfo &TII,
+                         const TargetRegisterInfo &TRI, StringRef Description) {
+  if (TII.getNumOpcodes() == 0)
+    return 0;
+  std::string BuildId = buildIdOf(TII.getName(0).data());
+  if (BuildId.empty())
+    return 0;
+  unsigned Version[3] = {0, 0, 0};
+  LLVMGetVersion(&Version[0], &Version[1], &Version[2]);
+  std::string All;
+  raw_string_ostream OS(All);
+  OS << LayoutRules << '\0';
+  for (StringRef N : CommonOperandNames)
+    OS << N << '\0';
+  OS << Description << '\0' << Version[0] << '.' << Version[1] << '.'
+     << Version[2] << '\0' << BuildId << '\0' << TII.getNumOpcodes() << ' '
+     << TRI.getNumRegClasses() << ' ' << TRI.getNumRegs();
+  return xxh3_64bits(StringRef(All));
+}
+
+/// The register class names, in id order.
+std::vector<StringRef> registerClassNames(const TargetRegisterInfo &TRI) {
+  std::vector<StringRef> Names;
+  Names.reserve(TRI.getNumRegClasses());
+  for (unsigned RC = 0; RC < TRI.getNumRegClasses(); ++RC)
+    Names.push_back(TRI.getRegClassName(TRI.getRegClass(RC)));
+  return Names;
+}
+
 /// The common operand and register sections, after the opcodes'.
 void addOperandSections(vocab::Layout &L, ArrayRef<StringRef> Classes) {
   L.addGroup(1, "common operands");
@@ -123,8 +218,8 @@ void addSections(vocab::Layout &L) {
 }
 
 constexpr char TablesMagic[8] = {'I', 'R', 'T', 'K', 'M', 'I', 'R', 'L'};
-constexpr uint32_t TablesVersion = 2;
-constexpr size_t TablesHeader = 56;
+constexpr uint32_t TablesVersion = 3;
+constexpr size_t TablesHeader = 64;
 } // namespace
 
 std::shared_ptr<const TargetLayout>
@@ -133,6 +228,7 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
   auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
   TargetNames Names(TII, TRI, Description);
   T->Fingerprint = Names.Fingerprint;
+  T->Identity = runningIdentity(TII, TRI, Description);
   auto L = std::make_shared<vocab::Layout>(Description.str());
   addSections(*L);
 
@@ -204,6 +300,7 @@ std::string TargetLayout::tables() const {
   write<uint32_t>(OS, CommonOperandBase, LE);
   write<uint32_t>(OS, 0, LE);
   write<uint64_t>(OS, Fingerprint, LE);
+  write<uint64_t>(OS, Identity, LE);
   write<uint64_t>(OS, L->checksum(), LE);
   std::string Body;
   raw_string_ostream BS(Body);
@@ -232,9 +329,10 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
            NumRegs = Next32(), NumBases = Next32();
   (void)Next32();
   uint64_t Fingerprint = support::endian::read64le(P);
-  uint64_t Checksum = support::endian::read64le(P + 8);
-  uint64_t BodyHash = support::endian::read64le(P + 16);
-  P += 24;
+  uint64_t Identity = support::endian::read64le(P + 8);
+  uint64_t Checksum = support::endian::read64le(P + 16);
+  uint64_t BodyHash = support::endian::read64le(P + 24);
+  P += 32;
   // Each opcode entity is a base name's: at most one per opcode.
   if (Version != TablesVersion || NumOpcodes != TII.getNumOpcodes() ||
       NumClasses != TRI.getNumRegClasses() || NumRegs != TRI.getNumRegs() ||
@@ -242,12 +340,16 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
       Tables.size() != TablesHeader + 4 * (size_t(NumOpcodes) + NumRegs) ||
       xxh3_64bits(Tables.drop_front(TablesHeader)) != BodyHash)
     return nullptr;
-  auto Names = std::make_shared<TargetNames>(TII, TRI, Description);
-  if (Names->Fingerprint != Fingerprint)
+  // The running LLVM and target are the ones the tables were made by, or
+  // (a rebuilt LLVM, no build id) their names are the same, in order.
+  uint64_t Running = runningIdentity(TII, TRI, Description);
+  if ((!Identity || Identity != Running) &&
+      TargetNames(TII, TRI, Description).Fingerprint != Fingerprint)
     return nullptr;
 
   auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
   T->Fingerprint = Fingerprint;
+  T->Identity = Running;
   T->OpcodeEntity.resize(NumOpcodes);
   BitVector Named(NumBases);
   for (EntityId &E : T->OpcodeEntity) {
@@ -274,15 +376,20 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
       T->VirtualRegisterBase + NumClasses};
   T->L = vocab::Layout::deferred(
       Description.str(), std::move(SectionEnds), Checksum,
-      [Names, Entity = T->OpcodeEntity, NumBases](vocab::Layout &L) {
+      // The names are the target's static tables, which a copy of its
+      // MCInstrInfo (pointers to them) reads as long as LLVM is loaded.
+      [Instrs =
+           std::make_shared<MCInstrInfo>(static_cast<const MCInstrInfo &>(TII)),
+       Classes = registerClassNames(TRI), Entity = T->OpcodeEntity,
+       NumBases](vocab::Layout &L) {
         std::vector<StringRef> Keys(NumBases);
         for (size_t Opc = 0; Opc < Entity.size(); ++Opc)
-          Keys[Entity[Opc]] = baseOpcodeName(Names->Opcodes[Opc]);
+          Keys[Entity[Opc]] = baseOpcodeName(Instrs->getName(Opc));
         addSections(L);
         L.addGroup(0, "opcodes");
         for (StringRef K : Keys)
           L.addEntity(K);
-        addOperandSections(L, Names->RegisterClasses);
+        addOperandSections(L, Classes);
       });
   return T;
 }

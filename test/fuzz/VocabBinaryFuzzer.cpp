@@ -77,12 +77,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (Size == 0)
     return 0;
   bool MIR = Data[0] & 1;
-  std::string Form("IRTKVOCB\x03\0\0\0", 12);
+  std::string Form("IRTKVOCB\x04\0\0\0", 12);
   Form.append(reinterpret_cast<const char *>(Data + 1), Size - 1);
   // The fields up to the table size: dimension, entities, unknown keys,
-  // layout checksum, source size, source hash, table bytes.
-  if (Form.size() < 56)
-    Form.resize(56, '\0');
+  // layout checksum, source size, source hash, source time and id, table
+  // bytes.
+  if (Form.size() < 72)
+    Form.resize(72, '\0');
 
   static X86 *Target = nullptr;
   if (MIR && !Target)

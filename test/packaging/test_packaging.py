@@ -107,10 +107,11 @@ class CMakePackage(Temp):
                   "lib/cmake/irtk/irtkConfigVersion.cmake",
                   "share/irtk/vocab/ir2vec-75d.json",
                   "share/irtk/vocab/ir2vec-75d.json.bin",
-                  "share/irtk/vocab/mir2vec-x86-64-75d.json.bin",
-                  "share/irtk/models/inline-oz.json",
-                  "share/irtk/models/inline-oz.json.bin"):
+                  "share/irtk/vocab/mir2vec-x86-64-75d.json.bin"):
             self.assertTrue(os.path.exists(os.path.join(prefix, f)), f)
+        # No shipped advisor model (docs/InlineTraining.md, issue 41).
+        self.assertFalse(os.path.exists(os.path.join(prefix, "share", "irtk",
+                                                     "models")))
         example = os.path.join(self.tmp, "example")
         run(["cmake", "-S", os.path.join(SOURCE, "examples", "cmake-consumer"),
              "-B", example, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
@@ -312,8 +313,6 @@ class DebianPackage(Temp):
                   "./usr/share/irtk/vocab/ir2vec-75d.json",
                   "./usr/share/irtk/vocab/ir2vec-75d.json.bin",
                   "./usr/share/irtk/vocab/mir2vec-x86-64-75d.json.bin",
-                  "./usr/share/irtk/models/inline-oz.json",
-                  "./usr/share/irtk/models/inline-oz.json.bin",
                   f"./usr/lib/python{PYTHON_VERSION}/dist-packages/ir2vec/__init__.py",
                   "./usr/share/man/man1/llvm-ir2vec.1",
                   "./usr/share/man/man1/irtk-vocab.1",
@@ -323,6 +322,7 @@ class DebianPackage(Temp):
                   "./usr/share/doc/irtk/docs/Python.md"):
             self.assertIn(f, contents)
         self.assertNotIn("/include/", contents)  # headers: a -dev package
+        self.assertNotIn("/share/irtk/models/", contents)  # no shipped model
 
         root = os.path.join(self.tmp, "root")
         run(["dpkg-deb", "-x", deb, root])

@@ -470,8 +470,10 @@ static Error runPack(const LayoutChoice &C, const std::string &File,
   if (Error E = irtk::support::writeOutputFile(Output, [&](raw_ostream &OS) {
         // A target's layout tables too: compilers loading this form then
         // check them rather than build the layout.
+        // The JSON's time and id, so that a load need not hash it.
         V->writeBinary((*Buf)->getBuffer(), OS,
-                       C.Target ? C.Target->tables() : std::string());
+                       C.Target ? C.Target->tables() : std::string(),
+                       Vocabulary::packStamp(File));
         return Error::success();
       }))
     return E;

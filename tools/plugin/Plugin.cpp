@@ -179,8 +179,7 @@ public:
                cl::cat(Category)),
         Model(StringRef(ModelName),
               cl::desc("The model file of the model policy (irtk-mlp JSON; "
-                       "the inliner's default: the shipped "
-                       "share/irtk/models/inline-oz.json)"),
+                       "required: irtk ships no default model)"),
               cl::value_desc("file"), cl::cat(Category)),
         Channel(StringRef(ChannelName),
                 cl::desc("The interactive policy's pipes: <base>.in "
@@ -323,7 +322,6 @@ static const std::string &pluginPath() {
 }
 
 /// The ir2vec options as the command line now sets them.
-static std::string shippedInlineModel();
 static std::vector<std::string> pluginInputs();
 
 static PassOptions ir2vecOptions() {
@@ -372,7 +370,7 @@ static std::vector<std::string> pluginInputs() {
   std::vector<std::string> In;
   for (const std::string &P :
        {VocabPath.getValue(), MIRVocabPath.getValue(), InlineFlags.model(),
-        EvictFlags.model(), shippedInlineModel(), InlineDecisions.getValue(),
+        EvictFlags.model(), InlineDecisions.getValue(),
         InlineFollowCallers.getValue()}) {
     if (P.empty())
       continue;
@@ -449,19 +447,6 @@ static struct NewPassManagerCodeGenCheck {
   }
 } CheckNewPassManagerCodeGen;
 
-/// The model the inline advisor's model policy uses when none is named: the
-/// one shipped with irtk (advisors/models/inline-oz.json, docs/
-/// InlineTraining.md), found beside the plugin as the bundled vocabularies
-/// are; "" when this installation has none.
-static std::string shippedInlineModel() {
-  const std::string &Self = pluginPath();
-  if (Self.empty())
-    return "";
-  SmallString<256> P(irtk::vocab::bundledDataDir(Self));
-  sys::path::append(P, "models", "inline-oz.json");
-  return sys::fs::exists(P) ? std::string(P) : std::string();
-}
-
 /// The inline advisor's options, or none for the stock inliner. Values the
 /// advisor cannot take are reported when the first module is compiled.
 static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
@@ -471,8 +456,6 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
   irtk::advisors::InlineAdvisorOptions O;
   O.Policy = *Policy;
   O.Policy.Inputs = pluginInputs();
-  if (O.Policy.Kind == PolicyKind::Model && O.Policy.ModelPath.empty())
-    O.Policy.ModelPath = shippedInlineModel();
   O.Vocab = ir2vecOptions().Vocab;
   for (int T : InlineTeachers)
     O.Teachers.push_back({T});

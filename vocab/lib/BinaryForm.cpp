@@ -12,12 +12,18 @@
 /// bundled vocabulary reads vectors rather than parsing tens of thousands
 /// of numbers. The JSON stays the source of truth: the binary form records
 /// the size and hash of the JSON it was made from and the checksum of its
-/// layout, and a load checks both. A hash of the whole form (its trailer)
-/// catches damage to its own bytes, and every number it holds must be
-/// finite, as in the JSON. Little-endian, 8-byte aligned:
+/// layout, and a load checks both. To check the JSON without reading it,
+/// the form also records the JSON's modification time and file id when they
+/// can be trusted (Vocabulary::packStamp): a load that finds the same size,
+/// time and id takes it as unchanged, and hashes it otherwise. A hash of
+/// the whole form (its trailer) catches damage to its own bytes, and every
+/// number it holds must be finite, as in the JSON. Little-endian, 8-byte
+/// aligned:
 ///
 ///   "IRTKVOCB"  u32 format  u32 dimension  u32 entities  u32 unknown keys
 ///   u64 layout checksum  u64 source size  u64 source hash (xxh3)
+///   u64 source modification time (ns since the epoch; 0: not recorded)
+///   u64 source file id (0: not recorded)
 ///   u64 table bytes
 ///   u8 tables[table bytes], zero-padded to a multiple of 8: what the
 ///      layout's maker needs to make it again without building it (a
@@ -49,8 +55,9 @@ using namespace llvm;
 namespace irtk::vocab {
 
 static constexpr char Magic[8] = {'I', 'R', 'T', 'K', 'V', 'O', 'C', 'B'};
-static constexpr uint32_t FormatVersion = 3;
-static constexpr size_t HeaderSize = 56;
+static constexpr uint32_t FormatVersion = 4;
+static constexpr size_t HeaderSize = 72;
+static constexpr size_t TableBytesAt = 64;
 
 static size_t paddedTo8(size_t N) { return (N + 7) & ~size_t(7); }
 
@@ -58,19 +65,61 @@ std::string Vocabulary::binaryPath(StringRef Path) {
   return (Path + ".bin").str();
 }
 
+std::optional<unsigned> Vocabulary::binaryDimension(StringRef Path) {
+  Expected<sys::fs::file_t> F =
+      sys::fs::openNativeFileForRead(binaryPath(Path));
+  if (!F) {
+    consumeError(F.takeError());
+    return std::nullopt;
+  }
+  char Header[16];
+  Expected<size_t> Read =
+      sys::fs::readNativeFile(*F, MutableArrayRef<char>(Header));
+  sys::fs::closeFile(*F);
+  if (!Read) {
+    consumeError(Read.takeError());
+    return std::nullopt;
+  }
+  if (*Read != sizeof(Header) ||
+      std::memcmp(Header, Magic, sizeof(Magic)) != 0 ||
+      llvm::support::endian::read32le(Header + 8) != FormatVersion)
+    return std::nullopt;
+  uint32_t Dim = llvm::support::endian::read32le(Header + 12);
+  if (Dim == 0)
+    return std::nullopt;
+  return Dim;
+}
+
 StringRef Vocabulary::binaryLayoutTables(StringRef Binary) {
   if (Binary.size() < HeaderSize ||
       std::memcmp(Binary.data(), Magic, sizeof(Magic)) != 0 ||
       llvm::support::endian::read32le(Binary.data() + 8) != FormatVersion)
     return {};
-  uint64_t Size = llvm::support::endian::read64le(Binary.data() + 48);
+  uint64_t Size = llvm::support::endian::read64le(Binary.data() + TableBytesAt);
   if (Size > Binary.size() - HeaderSize)
     return {};
   return Binary.substr(HeaderSize, Size);
 }
 
+static uint64_t nanoseconds(sys::TimePoint<> T) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(T.time_since_epoch())
+          .count());
+}
+
+SourceStamp Vocabulary::packStamp(StringRef Path) {
+  sys::fs::file_status St;
+  if (sys::fs::status(Path, St) || !sys::fs::is_regular_file(St))
+    return {};
+  sys::TimePoint<> Modified = St.getLastModificationTime();
+  if (std::chrono::system_clock::now() - Modified < std::chrono::seconds(2))
+    return {};
+  return {nanoseconds(Modified), St.getUniqueID().getFile()};
+}
+
 void Vocabulary::writeBinaryBody(StringRef Source, raw_ostream &OS,
-                                 StringRef Tables) const {
+                                 StringRef Tables,
+                                 const SourceStamp &Stamp) const {
   assert(llvm::all_of(W, [](float X) { return X == 1.0f; }) &&
          "the binary form holds unweighted vectors");
   using llvm::support::endian::write;
@@ -83,14 +132,16 @@ void Vocabulary::writeBinaryBody(StringRef Source, raw_ostream &OS,
   write<uint64_t>(OS, L->checksum(), LE);
   write<uint64_t>(OS, Source.size(), LE);
   write<uint64_t>(OS, xxh3_64bits(Source), LE);
+  write<uint64_t>(OS, Stamp.ModTimeNs, LE);
+  write<uint64_t>(OS, Stamp.FileId, LE);
   write<uint64_t>(OS, Tables.size(), LE);
   OS << Tables;
   OS.write_zeros(paddedTo8(Tables.size()) - Tables.size());
   for (EntityId Id = 0; Id < size(); ++Id)
-    OS << static_cast<char>(Present[Id] ? 1 : 0);
+    OS << static_cast<char>(isPresent(Id) ? 1 : 0);
   OS.write_zeros(paddedTo8(size()) - size());
   for (EntityId Id = 0; Id < size(); ++Id)
-    if (Present[Id])
+    if (isPresent(Id))
       for (double D : vector(Id))
         write<uint64_t>(OS, llvm::bit_cast<uint64_t>(D), LE);
   for (const std::string &K : UnknownKeys) {
@@ -100,11 +151,11 @@ void Vocabulary::writeBinaryBody(StringRef Source, raw_ostream &OS,
 }
 
 void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
-                             StringRef Tables) const {
+                             StringRef Tables, const SourceStamp &Stamp) const {
   // Made in memory: the trailer hashes every byte before it.
   std::string Bytes;
   raw_string_ostream BS(Bytes);
-  writeBinaryBody(Source, BS, Tables);
+  writeBinaryBody(Source, BS, Tables, Stamp);
   OS << Bytes;
   llvm::support::endian::write<uint64_t>(OS, xxh3_64bits(StringRef(Bytes)),
                                          llvm::endianness::little);
@@ -113,6 +164,21 @@ void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
 Expected<Vocabulary> Vocabulary::loadFromBinary(
     StringRef Binary, StringRef Name, StringRef Source, StringRef SourceName,
     std::shared_ptr<const Layout> L, const SectionWeights &W) {
+  return loadFromBinaryIf(
+      Binary, Name,
+      [&](uint64_t Size, uint64_t Hash, const SourceStamp &) -> Expected<bool> {
+        return Size == Source.size() && Hash == xxh3_64bits(Source);
+      },
+      SourceName, std::move(L), W);
+}
+
+Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
+    StringRef Binary, StringRef Name,
+    function_ref<Expected<bool>(uint64_t Size, uint64_t Hash,
+                                const SourceStamp &Stamp)>
+        IsSource,
+    StringRef SourceName, std::shared_ptr<const Layout> L,
+    const SectionWeights &W) {
   std::string Remake =
       (Twine("; remake it with `irtk-vocab pack") +
        (L->description().ends_with(" MIR") ? " --mode=mir" : "") + " " +
@@ -149,12 +215,18 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   };
   (void)Next32(); // The format, checked above.
   uint32_t Dim = Next32(), Entities = Next32(), Unknown = Next32();
-  uint64_t LayoutSum = Next64(), SourceSize = Next64(), SourceHash = Next64(),
-           TableBytes = Next64();
+  uint64_t LayoutSum = Next64(), SourceSize = Next64(), SourceHash = Next64();
+  SourceStamp Stamp;
+  Stamp.ModTimeNs = Next64();
+  Stamp.FileId = Next64();
+  uint64_t TableBytes = Next64();
   if (LayoutSum != L->checksum() || Entities != L->size())
     return Fail("made for another layout than " + L->description() + "'s " +
                 Twine(L->size()) + " entities");
-  if (SourceSize != Source.size() || SourceHash != xxh3_64bits(Source))
+  Expected<bool> Same = IsSource(SourceSize, SourceHash, Stamp);
+  if (!Same)
+    return Same.takeError();
+  if (!*Same)
     return Fail("stale: " + SourceName + " changed since it was made");
   if (Dim == 0)
     return Fail("zero dimension");
@@ -172,48 +244,48 @@ Expected<Vocabulary> Vocabulary::loadFromBinary(
   Vocabulary V;
   V.W = completeWeights(*L, W);
   V.Dim = Dim;
-  V.Present.resize(Entities);
-  size_t Given = 0;
+  // The present entities' rows follow the shared zero row, in id order, as
+  // the form stores them: one copy.
+  V.Row.assign(Entities, 0);
+  uint32_t Given = 0;
   for (EntityId Id = 0; Id < Entities; ++Id) {
     uint8_t Flag = Binary[PresentAt + Id];
     if (Flag > 1)
       return Fail("entity " + Twine(Id) + " is marked " +
                   Twine(unsigned(Flag)) + ", neither present nor absent");
-    Given += V.Present[Id] = Flag;
+    if (Flag)
+      V.Row[Id] = ++Given;
   }
   if (Given && (Binary.size() - VectorsAt) / 8 / Given < Dim)
     return Fail("truncated");
-  V.Data.assign(size_t(Entities) * Dim, 0.0);
+  size_t Values = size_t(Given) * Dim;
+  V.Data.resize(Dim + Values);
   const char *From = Binary.data() + VectorsAt;
-  for (EntityId Id = 0; Id < Entities; ++Id)
-    if (V.Present[Id]) {
-      std::memcpy(V.Data.data() + size_t(Id) * Dim, From, size_t(Dim) * 8);
-      From += size_t(Dim) * 8;
-    }
+  double *Vectors = V.Data.data() + Dim;
+  std::memcpy(Vectors, From, Values * 8);
+  From += Values * 8;
   if (!sys::IsLittleEndianHost)
-    for (double &D : V.Data)
-      D = llvm::bit_cast<double>(llvm::byteswap(llvm::bit_cast<uint64_t>(D)));
-  // As the JSON loader: every element a finite number.
-  for (EntityId Id = 0; Id < Entities; ++Id) {
-    if (!V.Present[Id])
-      continue;
-    const double *Row = V.Data.data() + size_t(Id) * Dim;
-    for (unsigned I = 0; I < Dim; ++I)
-      if (!std::isfinite(Row[I]))
-        return Fail("entity '" + L->entityName(Id) + "', element " + Twine(I) +
-                    " is not finite");
-  }
+    for (double *D = Vectors, *E = D + Values; D != E; ++D)
+      *D = llvm::bit_cast<double>(llvm::byteswap(llvm::bit_cast<uint64_t>(*D)));
+  // As the JSON loader: every element a finite number (one pass over the
+  // present vectors; the entity named only when one is not).
+  for (size_t I = 0; I < Values; ++I)
+    if (!std::isfinite(Vectors[I])) {
+      uint32_t BadRow = static_cast<uint32_t>(I / Dim) + 1;
+      EntityId Id = static_cast<EntityId>(find(V.Row, BadRow) - V.Row.begin());
+      return Fail("entity '" + L->entityName(Id) + "', element " +
+                  Twine(I % Dim) + " is not finite");
+    }
   // The section weights, applied as loadFromBuffer applies them: to the
   // vectors the file gave (an absent entity's zeros stay +0).
   bool Weighted = llvm::any_of(V.W, [](float X) { return X != 1.0f; });
   for (EntityId Id = 0; Weighted && Id < Entities; ++Id) {
-    if (!V.Present[Id])
+    if (!V.isPresent(Id))
       continue;
     double Weight = static_cast<double>(V.W[L->entitySection(Id)]);
     if (Weight == 1.0)
       continue;
-    for (double *D = V.Data.data() + size_t(Id) * Dim, *E = D + Dim; D != E;
-         ++D)
+    for (double *D = V.row(Id), *E = D + Dim; D != E; ++D)
       *D *= Weight;
   }
 
@@ -251,17 +323,30 @@ Expected<Vocabulary> Vocabulary::load(
   RO.IsText = false;
   RO.RequiresNullTerminator = false;
   RO.AllowStdin = false;
-  Expected<std::unique_ptr<MemoryBuffer>> Source =
-      support::readFile(Path, "vocabulary", RO);
-  if (!Source)
-    return Source.takeError();
   Expected<std::unique_ptr<MemoryBuffer>> Binary =
       support::readFile(BinPath, "the binary form", RO);
   if (!Binary)
     return Binary.takeError();
+  // The JSON is read only when its size, time and id are not the ones the
+  // form recorded.
+  auto IsSource = [&](uint64_t Size, uint64_t Hash,
+                      const SourceStamp &Stamp) -> Expected<bool> {
+    sys::fs::file_status St;
+    if (Stamp.ModTimeNs && !sys::fs::status(Path, St) &&
+        sys::fs::is_regular_file(St) && St.getSize() == Size &&
+        nanoseconds(St.getLastModificationTime()) == Stamp.ModTimeNs &&
+        St.getUniqueID().getFile() == Stamp.FileId)
+      return true;
+    Expected<std::unique_ptr<MemoryBuffer>> Source =
+        support::readFile(Path, "vocabulary", RO);
+    if (!Source)
+      return Source.takeError();
+    StringRef Bytes = (*Source)->getBuffer();
+    return Bytes.size() == Size && xxh3_64bits(Bytes) == Hash;
+  };
   StringRef Bytes = (*Binary)->getBuffer();
-  return loadFromBinary(Bytes, BinPath, (*Source)->getBuffer(), Path,
-                        MakeLayout(binaryLayoutTables(Bytes)), W);
+  return loadFromBinaryIf(Bytes, BinPath, IsSource, Path,
+                          MakeLayout(binaryLayoutTables(Bytes)), W);
 }
 
 } // namespace irtk::vocab

@@ -275,24 +275,36 @@ Expected<Vocabulary> Vocabulary::loadFromBuffer(StringRef Text, StringRef Name,
   Vocabulary V;
   V.W = completeWeights(*L, W);
   V.Dim = Sections.front().Dim;
-  V.Data.assign(size_t(L->size()) * V.Dim, 0.0);
-  V.Present.assign(L->size(), false);
-  for (const ParsedSection &S : Sections) {
-    const double Weight = static_cast<double>(V.W[S.Index]);
+  std::vector<bool> Present(L->size(), false);
+  std::vector<std::pair<EntityId, const std::vector<double> *>> Given;
+  for (const ParsedSection &S : Sections)
     for (const auto &[Key, Vec] : S.Entries) {
       std::optional<EntityId> Id = L->lookup(S.Index, Key);
       if (!Id) {
         V.UnknownKeys.push_back((L->sectionName(S.Index) + "." + Key).str());
         continue;
       }
-      double *Out = V.Data.data() + size_t(*Id) * V.Dim;
-      for (unsigned I = 0; I < V.Dim; ++I)
-        Out[I] = Vec[I] * Weight;
-      V.Present[*Id] = true;
+      Present[*Id] = true;
+      Given.emplace_back(*Id, &Vec);
     }
+  V.allocateRows(Present);
+  for (const auto &[Id, Vec] : Given) {
+    const double Weight = static_cast<double>(V.W[L->entitySection(Id)]);
+    double *Out = V.row(Id);
+    for (unsigned I = 0; I < V.Dim; ++I)
+      Out[I] = (*Vec)[I] * Weight;
   }
   V.L = std::move(L);
   return V;
+}
+
+void Vocabulary::allocateRows(const std::vector<bool> &Present) {
+  Row.assign(Present.size(), 0);
+  uint32_t Rows = 1;
+  for (size_t Id = 0; Id < Present.size(); ++Id)
+    if (Present[Id])
+      Row[Id] = Rows++;
+  Data.assign(size_t(Rows) * Dim, 0.0);
 }
 
 Expected<Vocabulary> Vocabulary::loadFromFile(StringRef Path,
@@ -320,8 +332,7 @@ Vocabulary::fromVectors(std::shared_ptr<const Layout> L,
   if (V.Dim == 0)
     return createStringError(inconvertibleErrorCode(), "zero dimension");
   V.W = completeWeights(*L, W);
-  V.Data.assign(size_t(L->size()) * V.Dim, 0.0);
-  V.Present.assign(L->size(), true);
+  V.allocateRows(std::vector<bool>(L->size(), true));
   for (EntityId Id = 0; Id < L->size(); ++Id) {
     if (Vectors[Id].size() != V.Dim)
       return createStringError(
@@ -330,7 +341,7 @@ Vocabulary::fromVectors(std::shared_ptr<const Layout> L,
               Twine(Vectors[Id].size()) + ", expected " + Twine(V.Dim));
     double Weight = static_cast<double>(V.W[L->entitySection(Id)]);
     for (unsigned I = 0; I < V.Dim; ++I)
-      V.Data[size_t(Id) * V.Dim + I] = Vectors[Id][I] * Weight;
+      V.row(Id)[I] = Vectors[Id][I] * Weight;
   }
   V.L = std::move(L);
   return V;
@@ -339,7 +350,7 @@ Vocabulary::fromVectors(std::shared_ptr<const Layout> L,
 std::vector<EntityId> Vocabulary::missingEntities() const {
   std::vector<EntityId> Missing;
   for (EntityId Id = 0; Id < size(); ++Id)
-    if (!Present[Id])
+    if (!isPresent(Id))
       Missing.push_back(Id);
   return Missing;
 }

@@ -16,16 +16,10 @@ using namespace llvm;
 
 namespace irtk::vocab {
 
-std::string bundledDataDir(StringRef BinaryPath) {
+std::string bundledVocabularyDir(StringRef BinaryPath) {
   SmallString<256> P(
       sys::path::parent_path(sys::path::parent_path(BinaryPath)));
-  sys::path::append(P, "share", "irtk");
-  return std::string(P);
-}
-
-std::string bundledVocabularyDir(StringRef BinaryPath) {
-  SmallString<256> P(bundledDataDir(BinaryPath));
-  sys::path::append(P, "vocab");
+  sys::path::append(P, "share", "irtk", "vocab");
   return std::string(P);
 }
 

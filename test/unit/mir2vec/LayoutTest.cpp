@@ -228,25 +228,38 @@ TEST(MIRLayoutTest, TablesOfAnotherTargetOrDamagedAreNotUsed) {
     return Load(T);
   };
   // Header: magic 0, version 8, counts 12-31 (opcode entities at 24),
-  // fingerprint 32, layout checksum 40, body hash 48; the body from 56.
-  EXPECT_FALSE(Damaged(0, 'X'));                    // the magic
-  EXPECT_FALSE(Damaged(8, 1));                      // the version
-  EXPECT_FALSE(Damaged(32, ~Tables[32]));           // the fingerprint
-  EXPECT_FALSE(Damaged(59, '\x01'));                // the body, unhashed
+  // fingerprint 32, identity 40, layout checksum 48, body hash 56; the
+  // body from 64.
+  EXPECT_FALSE(Damaged(0, 'X'));     // the magic
+  EXPECT_FALSE(Damaged(8, 1));       // the version
+  EXPECT_FALSE(Damaged(67, '\x01')); // the body, unhashed
+  // Another identity (another build of LLVM): the names decide, and they
+  // are the same; with another fingerprint too, refused.
+  EXPECT_TRUE(Damaged(40, ~Tables[40]));
+  std::string Foreign = Tables;
+  Foreign[32] = ~Foreign[32];
+  Foreign[40] = ~Foreign[40];
+  EXPECT_FALSE(Load(Foreign));
+  // The same identity (an LLVM with a build id, as Debian's): the names
+  // are not read, so the fingerprint is not checked.
+  if (support::endian::read64le(Tables.data() + 40))
+    EXPECT_TRUE(Damaged(32, ~Tables[32]));
+  else
+    EXPECT_FALSE(Damaged(32, ~Tables[32]));
   EXPECT_FALSE(Damaged(Tables.size() - 1, '\x01')); // a register's class
   // Damaged and hashed again: still checked.
   auto Rehashed = [&](std::string T) {
-    uint64_t H = xxh3_64bits(StringRef(T).drop_front(56));
+    uint64_t H = xxh3_64bits(StringRef(T).drop_front(64));
     for (int B = 0; B < 8; ++B)
-      T[48 + B] = static_cast<char>(H >> (8 * B));
+      T[56 + B] = static_cast<char>(H >> (8 * B));
     return Load(T);
   };
   EXPECT_TRUE(Rehashed(Tables));
   std::string OutOfRange = Tables;
-  OutOfRange[59] = '\x7f'; // opcode 0's entity
+  OutOfRange[67] = '\x7f'; // opcode 0's entity
   EXPECT_FALSE(Rehashed(OutOfRange));
   std::string Unnamed = Tables; // every opcode of entity 0: bases unnamed
-  for (size_t At = 56; At < 56 + 4 * size_t(X86.TII->getNumOpcodes()); ++At)
+  for (size_t At = 64; At < 64 + 4 * size_t(X86.TII->getNumOpcodes()); ++At)
     Unnamed[At] = 0;
   EXPECT_FALSE(Rehashed(Unnamed));
   std::string NoBases = Tables;
@@ -302,9 +315,11 @@ TEST(MIRLayoutTest, LoadTargetVocabularyUsesTheTablesOfItsBinaryForm) {
   IRTK_ASSERT_OK(FromTables);
   EXPECT_TRUE(FromTables->Layout->layout()->isPending());
   SameVectors(FromTables->Vocabulary);
-  // Tables that are not this target's: built, and the same vocabulary.
+  // Tables that are not this target's (another identity and fingerprint):
+  // built, and the same vocabulary.
   std::string Other = Built->tables();
   Other[32] = ~Other[32];
+  Other[40] = ~Other[40];
   Pack(Other);
   Expected<TargetVocabulary> Rebuilt = Load();
   IRTK_ASSERT_OK(Rebuilt);

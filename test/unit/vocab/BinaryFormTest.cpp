@@ -150,7 +150,7 @@ TEST(BinaryFormTest, OtherFormatIsRefused) {
   Binary[8] = 1; // the format version, little-endian after the magic
   EXPECT_THAT(binaryError(Binary),
               HasSubstr("v.json.bin: binary vocabulary format 1, this irtk "
-                        "reads format 3"));
+                        "reads format 4"));
   EXPECT_EQ(Vocabulary::binaryLayoutTables(Binary), "");
 }
 
@@ -164,7 +164,7 @@ void reseal(std::string &Binary) {
 
 TEST(BinaryFormTest, TruncatedOrTrailingIsRefused) {
   std::string Binary = binaryOf(Source);
-  for (size_t Cut : {size_t(60), Binary.size() / 2, Binary.size() - 1})
+  for (size_t Cut : {size_t(76), Binary.size() / 2, Binary.size() - 1})
     EXPECT_THAT(binaryError(Binary.substr(0, Cut)),
                 HasSubstr("damaged or truncated"))
         << Cut;
@@ -188,10 +188,10 @@ TEST(BinaryFormTest, EveryFlippedBitIsRefused) {
 }
 
 /// The offset of the first vector element in binaryOf(Source): the header
-/// (56 bytes), no tables, and a presence byte per entity padded to 8.
+/// (72 bytes), no tables, and a presence byte per entity padded to 8.
 size_t vectorsAt() {
   size_t Entities = irLayout()->size();
-  return 56 + ((Entities + 7) & ~size_t(7));
+  return 72 + ((Entities + 7) & ~size_t(7));
 }
 
 TEST(BinaryFormTest, NumbersThatAreNotFiniteAreRefused) {
@@ -219,7 +219,7 @@ TEST(BinaryFormTest, ADimensionTooLargeForItsSourceIsRefused) {
 
 TEST(BinaryFormTest, APresenceFlagOtherThanZeroOrOneIsRefused) {
   std::string Binary = binaryOf(Source);
-  Binary[56] = 7; // entity 0's flag
+  Binary[72] = 7; // entity 0's flag
   reseal(Binary);
   EXPECT_THAT(binaryError(Binary),
               HasSubstr("entity 0 is marked 7, neither present nor absent"));
@@ -239,7 +239,7 @@ TEST(BinaryFormTest, LayoutTablesRideAlongUnread) {
   for (EntityId Id = 0; Id < A->size(); ++Id)
     EXPECT_EQ(A->vector(Id), B->vector(Id)) << Id;
   // Tables longer than the file: refused by both readers.
-  std::string Cut = WithTables.substr(0, 60);
+  std::string Cut = WithTables.substr(0, 76);
   EXPECT_THAT(binaryError(Cut), HasSubstr("damaged or truncated"));
   EXPECT_EQ(Vocabulary::binaryLayoutTables(Cut), "");
 }

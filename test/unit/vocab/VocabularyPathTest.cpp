@@ -51,8 +51,9 @@ TEST(VocabularyPathTest, BundledPathIsBesideTheBinary) {
             "/opt/irtk/share/irtk/vocab/v.json");
 }
 
-TEST(VocabularyPathTest, BundledDataIsBesideAPlugin) {
-  EXPECT_EQ(bundledDataDir("/usr/lib/IRTKPlugin.so"), "/usr/share/irtk");
+TEST(VocabularyPathTest, BundledVocabulariesAreBesideAPlugin) {
+  EXPECT_EQ(bundledVocabularyDir("/usr/lib/IRTKPlugin.so"),
+            "/usr/share/irtk/vocab");
 }
 
 } // namespace

@@ -27,11 +27,22 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace irtk::vocab {
+
+/// What a vocabulary's binary form records of its JSON file besides its
+/// size and hash, so that a load can tell the file unchanged without
+/// reading it: its modification time (nanoseconds since the epoch) and file
+/// id (inode). Zero: not recorded, and a load hashes the file.
+struct SourceStamp {
+  uint64_t ModTimeNs = 0;
+  uint64_t FileId = 0;
+};
 
 class Vocabulary {
 public:
@@ -46,8 +57,10 @@ public:
   /// when that file exists, else as loadFromFile does. The binary form must
   /// have been made from \p Path as it is now and for layout \p L, or the
   /// load fails with an error naming it and the command that remakes it:
-  /// a stale or foreign binary form is never used. The vocabulary is the
-  /// same either way, bit for bit.
+  /// a stale or foreign binary form is never used. \p Path is not read when
+  /// its size, modification time and file id are those the binary form
+  /// recorded (SourceStamp); it is hashed otherwise (a copy, a file with
+  /// another time). The vocabulary is the same either way, bit for bit.
   static llvm::Expected<Vocabulary> load(llvm::StringRef Path,
                                          std::shared_ptr<const Layout> L,
                                          const SectionWeights &W = {});
@@ -71,14 +84,27 @@ public:
                  llvm::StringRef Source, llvm::StringRef SourceName,
                  std::shared_ptr<const Layout> L, const SectionWeights &W = {});
 
+  /// The stamp of \p Path for its binary form: recorded only when the file
+  /// was last modified at least 2 s ago (any later write then gives it
+  /// another time, on file systems with timestamps as coarse as 2 s);
+  /// empty otherwise or when it cannot be read.
+  static SourceStamp packStamp(llvm::StringRef Path);
+
   /// Writes the binary form of this vocabulary, read from the file whose
   /// bytes are \p Source without weights (all 1): its layout's checksum,
-  /// the size and hash of \p Source, \p Tables, and the vectors as stored.
-  /// \p Tables are what the layout's maker needs to make it again without
-  /// building it (mir2vec::TargetLayout::tables); the vocabulary does not
-  /// read them.
+  /// the size, hash and \p Stamp of \p Source, \p Tables, and the vectors
+  /// as stored. \p Tables are what the layout's maker needs to make it
+  /// again without building it (mir2vec::TargetLayout::tables); the
+  /// vocabulary does not read them.
   void writeBinary(llvm::StringRef Source, llvm::raw_ostream &OS,
-                   llvm::StringRef Tables = {}) const;
+                   llvm::StringRef Tables = {},
+                   const SourceStamp &Stamp = {}) const;
+
+  /// The dimension recorded by the binary form of \p Path (binaryPath),
+  /// read from its header alone; std::nullopt when there is none, or it is
+  /// not a binary form this version of irtk writes. A load checks the rest
+  /// (an advisor needs the dimension long before it needs the vectors).
+  static std::optional<unsigned> binaryDimension(llvm::StringRef Path);
 
   /// The tables that writeBinary recorded in \p Binary; empty when it has
   /// none, or is not a binary form this version of irtk writes. A load
@@ -106,15 +132,15 @@ public:
   /// Pre-weighted vector of entity \p Id; the zero vector if the file lacked
   /// it.
   llvm::ArrayRef<double> vector(EntityId Id) const {
-    return llvm::ArrayRef<double>(Data.data() + size_t(Id) * Dim, Dim);
+    return llvm::ArrayRef<double>(data(Id), Dim);
   }
   /// Pointer to the Dim contiguous values of entity \p Id.
   const double *data(EntityId Id) const {
-    return Data.data() + size_t(Id) * Dim;
+    return Data.data() + size_t(Row[Id]) * Dim;
   }
 
   /// Whether the file gave a vector for entity \p Id.
-  bool isPresent(EntityId Id) const { return Present[Id]; }
+  bool isPresent(EntityId Id) const { return Row[Id] != 0; }
   /// Entities the file lacked, in id order (they have zero vectors).
   std::vector<EntityId> missingEntities() const;
   /// Keys in the file that name no entity ("Section.Key"): sections in
@@ -128,16 +154,33 @@ public:
 private:
   /// writeBinary without its trailer (the hash of these bytes).
   void writeBinaryBody(llvm::StringRef Source, llvm::raw_ostream &OS,
-                       llvm::StringRef Tables) const;
+                       llvm::StringRef Tables, const SourceStamp &Stamp) const;
+  /// loadFromBinary, asking \p IsSource whether the JSON is the one of the
+  /// recorded size, hash and stamp (an error: it could not be read).
+  static llvm::Expected<Vocabulary> loadFromBinaryIf(
+      llvm::StringRef Binary, llvm::StringRef Name,
+      llvm::function_ref<llvm::Expected<bool>(uint64_t Size, uint64_t Hash,
+                                              const SourceStamp &Stamp)>
+          IsSource,
+      llvm::StringRef SourceName, std::shared_ptr<const Layout> L,
+      const SectionWeights &W);
 
   Vocabulary() = default;
 
   std::shared_ptr<const Layout> L;
   unsigned Dim = 0;
   SectionWeights W;
-  /// size() * Dim values, entity-major.
+  /// Sets the rows: one per entity flagged in \p Present, in id order,
+  /// after row 0, the zero vector every absent entity shares; the vectors
+  /// are zero until filled (row(Id)).
+  void allocateRows(const std::vector<bool> &Present);
+  double *row(EntityId Id) { return Data.data() + size_t(Row[Id]) * Dim; }
+
+  /// Dim values per row, row 0 all zero (a vocabulary usually gives a
+  /// vector to a few of its entities: x86-64's MIR one to 320 of 7,158).
   std::vector<double> Data;
-  std::vector<bool> Present;
+  /// Entity -> its row of Data; 0 for an entity the file lacked.
+  std::vector<uint32_t> Row;
   std::vector<std::string> UnknownKeys;
 };
 

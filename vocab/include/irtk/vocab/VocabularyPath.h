@@ -26,14 +26,10 @@
 
 namespace irtk::vocab {
 
-/// Where the data bundled with irtk (vocab/, models/) sits for a binary at
-/// \p BinaryPath: an executable in <prefix>/bin or a plugin or module in
-/// <prefix>/lib finds it in <prefix>/share/irtk. The build tree has the
-/// same shape.
-std::string bundledDataDir(llvm::StringRef BinaryPath);
-
 /// Where the vocabularies bundled with irtk sit for a binary at
-/// \p BinaryPath: bundledDataDir(\p BinaryPath)/vocab.
+/// \p BinaryPath: an executable in <prefix>/bin or a plugin or module in
+/// <prefix>/lib finds them in <prefix>/share/irtk/vocab. The build tree has
+/// the same shape. (irtk bundles no advisor model: docs/InlineTraining.md.)
 std::string bundledVocabularyDir(llvm::StringRef BinaryPath);
 
 /// bundledVocabularyDir(\p BinaryPath)/\p FileName. The file may not exist;
