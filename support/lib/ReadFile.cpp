@@ -39,6 +39,17 @@ static std::string refusal(const sys::fs::file_status &S) {
   return "";
 }
 
+/// Fails unless \p Path names a regular file (through links), without
+/// opening it; \p S is then its status.
+static Error checkRegular(StringRef Path, StringRef What,
+                          sys::fs::file_status &S) {
+  if (std::error_code EC = sys::fs::status(Path, S))
+    return readError(Path, What, EC.message(), EC);
+  if (std::string Why = refusal(S); !Why.empty())
+    return readError(Path, What, Why);
+  return Error::success();
+}
+
 Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path, StringRef What,
                                                  const ReadOptions &Opts) {
   if (Path == "-" && Opts.AllowStdin) {
@@ -49,10 +60,8 @@ Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path, StringRef What,
     return std::move(*Buf);
   }
   sys::fs::file_status S;
-  if (std::error_code EC = sys::fs::status(Path, S))
-    return readError(Path, What, EC.message(), EC);
-  if (std::string Why = refusal(S); !Why.empty())
-    return readError(Path, What, Why);
+  if (Error E = checkRegular(Path, What, S))
+    return std::move(E);
   int FD;
   if (std::error_code EC = sys::fs::openFileForRead(
           Path, FD, Opts.IsText ? sys::fs::OF_Text : sys::fs::OF_None))
@@ -79,10 +88,8 @@ Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path, StringRef What,
 
 Error checkReadable(StringRef Path, StringRef What) {
   sys::fs::file_status S;
-  if (std::error_code EC = sys::fs::status(Path, S))
-    return readError(Path, What, EC.message(), EC);
-  if (std::string Why = refusal(S); !Why.empty())
-    return readError(Path, What, Why);
+  if (Error E = checkRegular(Path, What, S))
+    return E;
   int FD;
   if (std::error_code EC = sys::fs::openFileForRead(Path, FD))
     return readError(Path, What, EC.message(), EC);

@@ -54,6 +54,19 @@ def host(name):
     return [llvm_tool(name)]
 
 
+def plugin_opt(module, out, *flags):
+    """opt -passes=default<Oz> with the plugin and FLAGS, from MODULE to
+    OUT."""
+    return host("opt") + ["-load-pass-plugin=" + env_path("IRTK_PLUGIN"),
+                          "-passes=default<Oz>", *flags, module, "-o", out]
+
+
+def plugin_llc(module, out, *flags):
+    """llc with the plugin and FLAGS, from MODULE to OUT."""
+    return host("llc") + ["-load-pass-plugin=" + env_path("IRTK_PLUGIN"),
+                          *flags, module, "-o", out]
+
+
 def store(path):
     """Makes a small store at PATH (llvm-ir2vec --format=npy, instruction
     rows of cfg.ll) with its default ivf-flat index beside its files."""

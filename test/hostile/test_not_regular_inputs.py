@@ -15,13 +15,12 @@ import unittest
 
 import harness
 import trained
-from harness import INPUTS, host, python, tool
+from harness import INPUTS, python, tool
 
 VOCAB = str(INPUTS / "ids2d.json")
 MIR_VOCAB = str(INPUTS / "mir-dim2.json")
 LL = str(INPUTS / "cfg.ll")
 MIR = str(INPUTS / "mir-simple.mir")
-PLUGIN = os.environ.get("IRTK_PLUGIN", "")
 MODEL = trained.MODEL
 EVICT_MODEL = str(INPUTS / "advisors" / "evict-never.json")
 TRAIN = tool("irtk-train")
@@ -30,14 +29,11 @@ FIT = [TRAIN, "fit", "--advisor", "inline", "--hidden", "2", "--epochs", "1",
 
 
 def plugin_opt(*flags):
-    return host("opt") + ["-load-pass-plugin=" + PLUGIN,
-                          "-passes=default<Oz>", *flags, LL,
-                          "-o", "{out}"]
+    return harness.plugin_opt(LL, "{out}", *flags)
 
 
 def plugin_llc(*flags):
-    return host("llc") + ["-load-pass-plugin=" + PLUGIN, *flags, LL,
-                          "-o", "{out}"]
+    return harness.plugin_llc(LL, "{out}", *flags)
 
 
 def good_store(w):

@@ -9,34 +9,29 @@ it is the input '<in>'", exit non-zero, and leave every file it was given
 byte for byte as it was (the input and, where it has one, its binary form).
 """
 
-import os
 import sys
 import unittest
 
 import harness
 import trained
-from harness import INPUTS, host, python, tool
+from harness import INPUTS, python, tool
 
 VOCAB = str(INPUTS / "ids2d.json")
 MIR_VOCAB = str(INPUTS / "mir-dim2.json")
 LL = str(INPUTS / "cfg.ll")
 NEVER = str(INPUTS / "advisors" / "never.json")
 EVICT = str(INPUTS / "advisors" / "evict-never.json")
-PLUGIN = os.environ.get("IRTK_PLUGIN", "")
 MODEL = trained.MODEL
 FIT = [tool("irtk-train"), "fit", "--advisor", "inline", "--hidden", "2",
        "--epochs", "1", "--quiet"]
 
 
 def opt(*flags):
-    return host("opt") + ["-load-pass-plugin=" + PLUGIN,
-                          "-passes=default<Oz>", *flags, LL,
-                          "-o", "{dir}/out.bc"]
+    return harness.plugin_opt(LL, "{dir}/out.bc", *flags)
 
 
 def llc(*flags):
-    return host("llc") + ["-load-pass-plugin=" + PLUGIN, *flags, LL,
-                          "-o", "{dir}/out.s"]
+    return harness.plugin_llc(LL, "{dir}/out.s", *flags)
 
 
 SIMILARITY = tool("irtk-similarity")
