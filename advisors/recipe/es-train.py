@@ -272,7 +272,8 @@ def main():
     p.add_argument("--shared", help="reward what the package's link keeps: "
                    "the inline functions shared at stock (a search's "
                    "OUT/shared, inline-edge-search.py --linked)")
-    p.add_argument("--clang", default="clang-22")
+    # As collect-inline.sh: $CLANG, else clang-22.
+    p.add_argument("--clang", default=os.environ.get("CLANG", "clang-22"))
     p.add_argument("--train", help="the irtk-train to run (default: this "
                    "checkout's build/bin/irtk-train, else PATH's)")
     p.add_argument("--scheduler", help="a Dask scheduler's address")

@@ -394,7 +394,8 @@ def shared_of(args, module, stock):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     recipelib.add_arguments(p)
-    p.add_argument("--clang", default="clang-22")
+    # As collect-inline.sh: $CLANG, else clang-22.
+    p.add_argument("--clang", default=os.environ.get("CLANG", "clang-22"))
     p.add_argument("--packages", default="",
                    help="only the modules of these packages (comma-separated)")
     p.add_argument("--budget", type=int, default=60)

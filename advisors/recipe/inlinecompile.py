@@ -54,6 +54,7 @@ def add_arguments(parser):
     """The options both searches take: recipelib's, and the compiler and
     the embedding features of the logs."""
     recipelib.add_arguments(parser)
-    parser.add_argument("--clang", default="clang-22")
+    # As collect-inline.sh: $CLANG, else clang-22.
+    parser.add_argument("--clang", default=os.environ.get("CLANG", "clang-22"))
     parser.add_argument("--embedding", default="symbolic",
                         choices=["none", "symbolic", "flow-aware"])
