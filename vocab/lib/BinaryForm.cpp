@@ -309,7 +309,8 @@ Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
 Expected<Vocabulary> Vocabulary::load(StringRef Path,
                                       std::shared_ptr<const Layout> L,
                                       const SectionWeights &W) {
-  return load(Path, [&](StringRef) { return std::move(L); }, W);
+  auto Given = [&](StringRef) { return std::move(L); };
+  return load(Path, Given, W);
 }
 
 Expected<Vocabulary> Vocabulary::load(

@@ -29,8 +29,8 @@ const MCPhysReg ClassOrder[] = {10, 11, 12, 13, 14, 15};
 std::vector<std::pair<unsigned, bool>> walk(const AllocationOrderMirror &O,
                                             unsigned Limit) {
   std::vector<std::pair<unsigned, bool>> Out;
-  O.forEach(Limit,
-            [&](MCRegister R, bool Hint) { Out.push_back({R.id(), Hint}); });
+  auto Add = [&](MCRegister R, bool Hint) { Out.push_back({R.id(), Hint}); };
+  O.forEach(Limit, Add);
   return Out;
 }
 

@@ -150,9 +150,8 @@ TEST(FormatTest, JSONObjectWriterKeepsMemberOrder) {
 TEST(FormatTest, JSONObjectWriterEmptyWithoutNewline) {
   std::string S;
   llvm::raw_string_ostream OS(S);
-  {
-    JSONObjectWriter W(OS, /*NewLine=*/false);
-  }
+  // A temporary: opened and closed in one statement.
+  (void)JSONObjectWriter(OS, /*NewLine=*/false);
   EXPECT_EQ(S, "{}");
 }
 
