@@ -86,6 +86,24 @@ Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path, StringRef What,
   return readFile(Path, What, Opts);
 }
 
+Expected<std::string> readFilePrefix(StringRef Path, StringRef What,
+                                     size_t Size) {
+  sys::fs::file_status S;
+  if (Error E = checkRegular(Path, What, S))
+    return std::move(E);
+  Expected<sys::fs::file_t> F = sys::fs::openNativeFileForRead(Path);
+  if (!F)
+    return readError(Path, What, toString(F.takeError()));
+  std::string Bytes(Size, '\0');
+  Expected<size_t> Read =
+      sys::fs::readNativeFile(*F, MutableArrayRef<char>(Bytes.data(), Size));
+  sys::fs::closeFile(*F);
+  if (!Read)
+    return readError(Path, What, toString(Read.takeError()));
+  Bytes.resize(*Read);
+  return Bytes;
+}
+
 Error checkReadable(StringRef Path, StringRef What) {
   sys::fs::file_status S;
   if (Error E = checkRegular(Path, What, S))

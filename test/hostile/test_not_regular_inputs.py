@@ -161,6 +161,16 @@ ROWS = [
     ("llc -irtk-evict-model's binary form", "m.json.bin",
      plugin_llc("-O2", "-irtk-evict-policy=model",
                 "-irtk-evict-model={dir}/m.json"), {"m.json": EVICT_MODEL}),
+    # The eviction advisor reads the vocabulary's header first, the rest at
+    # its first decision: both readers refuse a stream.
+    ("llc -irtk-evict-policy, the MIR vocabulary", "v.json",
+     plugin_llc("-O2", "-irtk-evict-policy=default",
+                "-irtk-evict-log={dir}/l.log", "-irtk-mir-vocab-path={bad}")),
+    ("llc -irtk-evict-policy, the MIR vocabulary's binary form",
+     "v.json.bin",
+     plugin_llc("-O2", "-irtk-evict-policy=default",
+                "-irtk-evict-log={dir}/l.log",
+                "-irtk-mir-vocab-path={dir}/v.json"), {"v.json": MIR_VOCAB}),
     ("opt -irtk-inline-decisions", "d.txt",
      plugin_opt("-irtk-inline-policy=default", "-irtk-inline-embedding=none",
                 "-irtk-inline-decisions={bad}")),

@@ -66,22 +66,16 @@ std::string Vocabulary::binaryPath(StringRef Path) {
 }
 
 std::optional<unsigned> Vocabulary::binaryDimension(StringRef Path) {
-  Expected<sys::fs::file_t> F =
-      sys::fs::openNativeFileForRead(binaryPath(Path));
-  if (!F) {
-    consumeError(F.takeError());
+  // Through the one reader: a FIFO in the binary form's place is refused
+  // here (the full load then reports it), never waited on.
+  Expected<std::string> Prefix =
+      support::readFilePrefix(binaryPath(Path), "", 16);
+  if (!Prefix) {
+    consumeError(Prefix.takeError());
     return std::nullopt;
   }
-  char Header[16];
-  Expected<size_t> Read =
-      sys::fs::readNativeFile(*F, MutableArrayRef<char>(Header));
-  sys::fs::closeFile(*F);
-  if (!Read) {
-    consumeError(Read.takeError());
-    return std::nullopt;
-  }
-  if (*Read != sizeof(Header) ||
-      std::memcmp(Header, Magic, sizeof(Magic)) != 0 ||
+  const char *Header = Prefix->data();
+  if (Prefix->size() != 16 || std::memcmp(Header, Magic, sizeof(Magic)) != 0 ||
       llvm::support::endian::read32le(Header + 8) != FormatVersion)
     return std::nullopt;
   uint32_t Dim = llvm::support::endian::read32le(Header + 12);
@@ -320,10 +314,7 @@ Expected<Vocabulary> Vocabulary::load(
   std::string BinPath = binaryPath(Path);
   if (Path == "-" || !sys::fs::exists(BinPath))
     return loadFromFile(Path, MakeLayout(""), W);
-  support::ReadOptions RO;
-  RO.IsText = false;
-  RO.RequiresNullTerminator = false;
-  RO.AllowStdin = false;
+  support::ReadOptions RO = support::ReadOptions::bytes();
   Expected<std::unique_ptr<MemoryBuffer>> Binary =
       support::readFile(BinPath, "the binary form", RO);
   if (!Binary)

@@ -100,6 +100,28 @@ TEST_F(ReadFileTest, DashIsAFileNameWhereStdinIsNotAllowed) {
   EXPECT_EQ(E, "-: cannot read index: No such file or directory");
 }
 
+TEST_F(ReadFileTest, APrefixIsReadWithTheSameChecks) {
+  std::string P = path("v.json.bin");
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(P, EC);
+    OS << "IRTKVOCB and more";
+  }
+  Expected<std::string> Head = readFilePrefix(P, "header", 8);
+  IRTK_ASSERT_OK(Head);
+  EXPECT_EQ(*Head, "IRTKVOCB");
+  Expected<std::string> All = readFilePrefix(P, "header", 100);
+  IRTK_ASSERT_OK(All);
+  EXPECT_EQ(*All, "IRTKVOCB and more");
+  // A FIFO would block the open: refused before it.
+  std::string F = path("fifo");
+  ASSERT_EQ(::mkfifo(F.c_str(), 0600), 0);
+  Expected<std::string> Fifo = readFilePrefix(F, "header", 16);
+  ASSERT_FALSE(Fifo);
+  EXPECT_EQ(toString(Fifo.takeError()),
+            F + ": cannot read header: not a regular file");
+}
+
 TEST_F(ReadFileTest, ALinkToARegularFileIsRead) {
   std::string P = path("target"), L = path("link");
   {

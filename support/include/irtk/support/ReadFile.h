@@ -38,6 +38,16 @@ struct ReadOptions {
   bool RequiresNullTerminator = true;
   /// "-" reads standard input; otherwise "-" is a file of that name.
   bool AllowStdin = true;
+
+  /// A binary file's bytes as they are: no text mode, no NUL after them,
+  /// and "-" a file name (binary forms, npy matrices, indexes).
+  static ReadOptions bytes() {
+    ReadOptions O;
+    O.IsText = false;
+    O.RequiresNullTerminator = false;
+    O.AllowStdin = false;
+    return O;
+  }
 };
 
 /// Reads \p Path whole; \p What names the content in the error ("model",
@@ -48,6 +58,11 @@ readFile(llvm::StringRef Path, llvm::StringRef What, const ReadOptions &Opts);
 /// readFile with \p IsText and the other options' defaults.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readFile(llvm::StringRef Path, llvm::StringRef What, bool IsText = true);
+
+/// The first \p Size bytes of \p Path (fewer when the file is shorter),
+/// with readFile's checks: for a header read before the rest is needed.
+llvm::Expected<std::string> readFilePrefix(llvm::StringRef Path,
+                                           llvm::StringRef What, size_t Size);
 
 /// Fails as readFile would on \p Path (missing, unreadable, a directory,
 /// not a regular file), without reading it: for a file the user named that
