@@ -24,11 +24,7 @@ namespace irtk::store {
 /// \p Path's bytes; the error reads "<path>: cannot read: <reason>".
 inline llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInput(llvm::StringRef Path) {
-  support::ReadOptions RO;
-  RO.IsText = false;
-  RO.RequiresNullTerminator = false;
-  RO.AllowStdin = false;
-  return support::readFile(Path, "", RO);
+  return support::readFile(Path, "", support::ReadOptions::bytes());
 }
 
 } // namespace irtk::store

@@ -231,10 +231,11 @@ std::optional<double> StoreInfo::weight(StringRef Name) const {
 std::string vocabularyHash(StringRef Path) {
   if (Path == "-")
     return "";
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf)
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = readInput(Path);
+  if (!Buf) {
+    consumeError(Buf.takeError());
     return "";
+  }
   uint64_t H = xxh3_64bits(arrayRefFromStringRef((*Buf)->getBuffer()));
   return "xxh3:" + utohexstr(H, /*LowerCase=*/true, /*Width=*/16);
 }

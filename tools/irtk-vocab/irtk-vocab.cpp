@@ -455,12 +455,8 @@ static Error runPack(const LayoutChoice &C, const std::string &File,
   // Before anything is read: packing into the vocabulary would replace it.
   if (Error E = irtk::support::checkNotAnInput(Output, {File}))
     return E;
-  irtk::support::ReadOptions RO;
-  RO.IsText = false;
-  RO.RequiresNullTerminator = false;
-  RO.AllowStdin = false;
-  Expected<std::unique_ptr<MemoryBuffer>> Buf =
-      irtk::support::readFile(File, "vocabulary", RO);
+  Expected<std::unique_ptr<MemoryBuffer>> Buf = irtk::support::readFile(
+      File, "vocabulary", irtk::support::ReadOptions::bytes());
   if (!Buf)
     return Buf.takeError();
   Expected<Vocabulary> V =

@@ -22,10 +22,12 @@
 
 #include "irtk/advisors/EvictionAdvisor.h"
 #include "irtk/advisors/InlineAdvisor.h"
+#include "irtk/advisors/MLP.h"
 #include "irtk/ir2vec/PassRegistration.h"
 #include "irtk/mir2vec/Passes.h"
 #include "irtk/support/Version.h"
 #include "irtk/vocab/Layout.h"
+#include "irtk/vocab/Vocabulary.h"
 #include "irtk/vocab/VocabularyPath.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -368,15 +370,19 @@ static irtk::mir2vec::CodeGenPassOptions mir2vecOptions() {
 /// the trace, recorded embeddings) must not be one of them.
 static std::vector<std::string> pluginInputs() {
   std::vector<std::string> In;
-  for (const std::string &P :
-       {VocabPath.getValue(), MIRVocabPath.getValue(), InlineFlags.model(),
-        EvictFlags.model(), InlineDecisions.getValue(),
-        InlineFollowCallers.getValue()}) {
+  auto Add = [&](const std::string &P, const std::string &Binary) {
     if (P.empty())
-      continue;
+      return;
     In.push_back(P);
-    In.push_back(P + ".bin");
-  }
+    if (!Binary.empty())
+      In.push_back(Binary);
+  };
+  for (const std::string &V : {VocabPath.getValue(), MIRVocabPath.getValue()})
+    Add(V, irtk::vocab::Vocabulary::binaryPath(V));
+  for (const std::string &M : {InlineFlags.model(), EvictFlags.model()})
+    Add(M, irtk::advisors::MLPDescription::binaryPath(M));
+  Add(InlineDecisions, "");
+  Add(InlineFollowCallers, "");
   return In;
 }
 
