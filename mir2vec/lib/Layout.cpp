@@ -12,6 +12,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/CodeGen/TargetInstrInfo.h"
 #include "llvm/CodeGen/TargetRegisterInfo.h"
 #include "llvm/Support/Endian.h"
@@ -396,10 +397,14 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
 
 Error checkOpcodesOfTarget(const vocab::Vocabulary &V, StringRef Name) {
   const vocab::Layout &L = V.layout();
-  // The Opcodes section is the first: its entities come first (asked by
-  // section, which a deferred layout answers without being filled).
+  // The Opcodes section is the first: its entities are ids [0, End). Its
+  // end is found by bisection on entitySection (which a deferred layout
+  // answers without being filled), not asked of every id.
+  vocab::EntityId End = *llvm::partition_point(
+      llvm::seq<vocab::EntityId>(0, L.size()),
+      [&](vocab::EntityId Id) { return L.entitySection(Id) == 0; });
   size_t Resolved = 0, Unresolved = 0;
-  for (vocab::EntityId Id = 0; Id < L.size() && L.entitySection(Id) == 0; ++Id)
+  for (vocab::EntityId Id = 0; Id < End; ++Id)
     Resolved += V.isPresent(Id);
   for (const std::string &K : V.unknownKeys())
     Unresolved += StringRef(K).starts_with("Opcodes.");
