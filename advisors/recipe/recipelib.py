@@ -478,20 +478,13 @@ def ir2vec_distributed():
     return distributed
 
 
-@contextlib.contextmanager
 def dask_client(scheduler=None, workers=os.cpu_count() or 1,
                 connect_timeout="30s"):
     """A Dask client for parallel_map: of the cluster at scheduler
     (tcp://HOST:PORT), or of a new local cluster of `workers` processes;
-    closed (and the local cluster stopped) on exit."""
-    distributed = ir2vec_distributed()
-    client, cluster = distributed._client(argparse.Namespace(
-        scheduler=scheduler, workers=workers,
-        connect_timeout=connect_timeout))
-    try:
-        yield client
-    finally:
-        distributed._close(client, cluster)
+    closed (and the local cluster stopped) on exit
+    (ir2vec.distributed.cluster)."""
+    return ir2vec_distributed().cluster(scheduler, workers, connect_timeout)
 
 
 # --- Command line -----------------------------------------------------------

@@ -24,6 +24,7 @@ command skips the shards already complete. See docs/Distributed.md.
 """
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -241,6 +242,21 @@ def _close(client, cluster):
     finally:
         if cluster is not None:
             cluster.close()
+
+
+@contextlib.contextmanager
+def cluster(scheduler=None, workers=None, connect_timeout="30s"):
+    """A Dask client for other code's tasks (ir2vec.mlgo's engine): of the
+    cluster at ``scheduler`` (tcp://HOST:PORT), or of a new local cluster of
+    ``workers`` processes (default: the number of cores), closed (and the
+    local cluster stopped) on exit."""
+    client, local = _client(argparse.Namespace(
+        scheduler=scheduler, workers=workers or os.cpu_count() or 1,
+        connect_timeout=connect_timeout))
+    try:
+        yield client
+    finally:
+        _close(client, local)
 
 
 def _run_tasks(client, calls, on_result):

@@ -1,0 +1,331 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""``python3 -m ir2vec.mlgo <command>``: one option set for every command.
+
+Commands:
+  toolchain   what this package finds (clang, opt, the plugin, irtk-train)
+  corpus      a corpus's modules and packages; --write DIR writes the
+              selection (a sample) as a corpus
+  collect     compile every module under a policy; records and totals
+  settings    compile every module under each fixed configuration of stock
+              flags; module and linked .text against -Oz
+  tune        the per-module search of the size pipeline; writes the
+              choices (choices.json) a replay applies
+  headroom    the Phase-1 report of docs/Pipeline.md: -Oz, the best fixed
+              configuration (chosen on --train-out), the oracles and the
+              searches, on the held-out corpus
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+
+from . import report, tune
+from .corpus import Corpus, CorpusError
+from .engine import Engine, EngineError, Job, summary, write_atomically
+from .log import LogError
+from .pipeline import PipelineError
+from .policy import Default, Model, Policy, Replay
+from .toolchain import MissingTool, Toolchain
+
+PROG = "python3 -m ir2vec.mlgo"
+
+
+class UsageError(Exception):
+    pass
+
+
+def _positive(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"wants a positive number, not "
+                                         f"'{text}'")
+    return v
+
+
+def shared_options(p, corpus=True, out=True):
+    """The options every command shares."""
+    if corpus:
+        p.add_argument("--corpus", required=True, help="an MLGO corpus")
+        p.add_argument("--levels", help="only modules of these levels (a,b)")
+        p.add_argument("--packages", default="", help="only these packages")
+        p.add_argument("--exclude-packages", default="")
+        p.add_argument("--sample", type=_positive, default=1,
+                       help="every K-th module")
+        p.add_argument("--stratified", type=_positive,
+                       help="a sample of at most N modules, stratified by "
+                       "package and size (with --seed)")
+    if out:
+        p.add_argument("--out", required=True,
+                       help="where the records go (resumable)")
+    p.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
+                   help="local processes (default: the cores)")
+    p.add_argument("--scheduler", help="a Dask scheduler (tcp://HOST:PORT); "
+                   "the paths must be shared by every worker")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timeout", type=_positive, default=900,
+                   help="seconds per compile stage")
+    p.add_argument("--clang", help="the compiler (default: $CLANG, else "
+                   "clang-22)")
+    p.add_argument("--plugin", help="irtk's pass plugin (default: found)")
+    p.add_argument("--irtk-train")
+    p.add_argument("--irtk-build", help="an irtk build tree to take the "
+                   "plugin and irtk-train from")
+
+
+def _corpus(args):
+    c = Corpus(args.corpus).select(
+        args.levels.split(",") if args.levels else None,
+        args.packages.split(","), args.exclude_packages.split(","),
+        args.sample)
+    if args.stratified:
+        c = c.stratified(args.stratified, args.seed)
+    if not len(c):
+        raise UsageError(f"{args.corpus}: no module is selected")
+    return c
+
+
+def _tools(args):
+    return Toolchain(args.clang, args.plugin, args.irtk_train,
+                     args.irtk_build)
+
+
+@contextlib.contextmanager
+def _engine(args, params, out=None):
+    tools = _tools(args)
+    if args.scheduler:
+        from .. import distributed
+        with distributed.cluster(args.scheduler) as client:
+            yield Engine(out or args.out, params, tools, client=client,
+                         timeout=args.timeout)
+    else:
+        yield Engine(out or args.out, params, tools, workers=args.workers,
+                     timeout=args.timeout)
+
+
+class Progress:
+    """A progress line every few seconds, and at the end."""
+
+    def __init__(self, total, what):
+        self.total, self.what, self.done = total, what, 0
+        self.last = time.monotonic()
+
+    def __call__(self, *_):
+        self.done += 1
+        now = time.monotonic()
+        if now - self.last > 10 or self.done == self.total:
+            self.last = now
+            print(f"{self.what}: {self.done} of {self.total}",
+                  file=sys.stderr, flush=True)
+
+
+# --- Commands ------------------------------------------------------------------
+
+def cmd_toolchain(args):
+    for name, path in _tools(args).describe().items():
+        print(f"{name}: {path}")
+    return 0
+
+
+def cmd_corpus(args):
+    c = _corpus(args)
+    pk = c.packages()
+    print(f"{len(c)} modules of {len(pk)} packages")
+    for p in sorted(pk):
+        print(f"  {p}: {len(pk[p])}")
+    if args.write:
+        print(c.write(args.write))
+    return 0
+
+
+def _policy(args):
+    if args.policy == "stock":
+        return Policy()
+    if args.policy == "default":
+        return Default(args.advisor, logged=True)
+    if not args.policy_file:
+        raise UsageError(f"--policy {args.policy} wants --policy-file")
+    cls = Model if args.policy == "model" else Replay
+    return cls(args.advisor, os.path.abspath(args.policy_file),
+               logged=args.log)
+
+
+def cmd_collect(args):
+    c = _corpus(args)
+    policy = _policy(args)
+    jobs = [Job(m, c.bitcode(m), policy, tuple(args.flag)) for m in c]
+    with _engine(args, {"command": "collect"}) as engine:
+        records = engine.run(jobs, Progress(len(jobs), "collect"))
+    s = summary(records)
+    total = sum(r.text for r in records if r.ok)
+    print(json.dumps(dict(s, text=total)))
+    return 0 if s["ok"] else 1
+
+
+def cmd_settings(args):
+    c = _corpus(args)
+    mods = list(c)
+    with _engine(args, {"command": "settings"}) as engine:
+        table = report.run_table(engine, c, mods, args.table)
+        rows = report.compare(engine, table, base="Oz")
+    print(report.markdown(rows))
+    if args.json:
+        write_atomically(args.json, json.dumps(
+            {"corpus": c.root, "table": args.table, "rows": rows},
+            indent=1) + "\n")
+    return 0
+
+
+def cmd_tune(args):
+    c = _corpus(args)
+    items = [(m, c.bitcode(m)) for m in c]
+    results = {}
+    with _engine(args, _tune_params(args)) as engine:
+        for kind in args.space.split(","):
+            fn = _partial(tune.search_module, out=os.path.join(
+                engine.out, "tune"), kind=kind, budget=args.budget,
+                seed=args.seed)
+            res = engine.map(fn, items, Progress(len(items), f"tune {kind}"))
+            results[kind] = res
+            path = os.path.join(engine.out, f"choices-{kind}.json")
+            write_atomically(path, json.dumps(
+                {"command": " ".join([PROG] + sys.argv[1:]),
+                 "space": kind, "budget": args.budget, "seed": args.seed,
+                 "choices": tune.choices(res)}, indent=1,
+                sort_keys=True) + "\n")
+            failed = sum(1 for r in res if r is None)
+            print(f"{path}: {len(res) - failed} modules"
+                  + (f", {failed} failed" if failed else ""))
+    return 0
+
+
+def _tune_params(args):
+    """What a tune directory's records and results depend on (the spaces
+    may differ from run to run: their results are apart)."""
+    return {"command": "tune", "budget": args.budget, "seed": args.seed}
+
+
+def _partial(fn, **kw):
+    import functools
+    return functools.partial(fn, **kw)
+
+
+def _results(out, kind, modules):
+    res = []
+    for m in modules:
+        path = os.path.join(out, "tune", kind, m + ".json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                res.append(json.load(f))
+    return res
+
+
+def cmd_headroom(args):
+    held = _corpus(args)
+    train = Corpus(args.train_corpus)
+    with _engine(args, _tune_params(args), out=args.train_out) as tengine:
+        tmods = [m for m in train if os.path.exists(os.path.join(
+            tengine.out, "tune", "opt", m + ".json"))]
+        if not tmods:
+            raise UsageError(f"{args.train_out}: no tune results")
+        ttable = report.run_table(tengine, train, tmods, "size")
+        trows = report.compare(tengine, ttable)
+    best = min((r for r in trows), key=lambda r: (r[2], r[0]))[0]
+    mods = list(held)
+    with _engine(args, _tune_params(args)) as engine:
+        size = report.run_table(engine, held, mods, "size")
+        inl = report.run_table(engine, held, mods, "inliner")
+        choices = {"-Oz": size["Oz"],
+                   f"best fixed configuration ({best}, chosen on training)":
+                       size[best],
+                   "oracle of the size settings": report.oracle(
+                       list(size.values())),
+                   "oracle of the nine inliner settings": report.oracle(
+                       list(inl.values()))}
+        for kind in ("clang", "opt"):
+            res = _results(engine.out, kind, mods)
+            if res:
+                t = report.tuned(engine, held, res)
+                choices[f"tune, {kind} space (oracle)"] = report.oracle(
+                    [t, report.oracle(list(size.values()))])
+        rows = report.compare(engine, choices, base="-Oz")
+    print(f"training sample: {len(tmods)} modules; best fixed "
+          f"configuration by module .text: {best}")
+    print(report.markdown(trows))
+    print()
+    print(report.markdown(rows))
+    return 0
+
+
+COMMANDS = {
+    "toolchain": (cmd_toolchain, "what this package finds", {}),
+    "corpus": (cmd_corpus, "a corpus's modules; --write a sample", {}),
+    "collect": (cmd_collect, "compile a corpus under a policy", {}),
+    "settings": (cmd_settings, "the fixed stock-flag configurations", {}),
+    "tune": (cmd_tune, "the per-module search of the size pipeline", {}),
+    "headroom": (cmd_headroom, "the headroom report (docs/Pipeline.md)", {}),
+}
+
+
+def parser():
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                                formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="command")
+    for name, (_, help_text, _) in COMMANDS.items():
+        s = sub.add_parser(name, help=help_text)
+        if name == "toolchain":
+            shared_options(s, corpus=False, out=False)
+        else:
+            shared_options(s, out=name not in ("corpus",))
+        if name == "corpus":
+            s.add_argument("--write", help="write the selection as a corpus")
+        if name == "collect":
+            s.add_argument("--policy", default="stock",
+                           choices=["stock", "default", "model", "replay"])
+            s.add_argument("--advisor", default="inline",
+                           choices=["inline"])
+            s.add_argument("--policy-file", help="the model or decisions")
+            s.add_argument("--log", action="store_true",
+                           help="keep the advisor's log and trace")
+            s.add_argument("--flag", action="append", default=[],
+                           help="a clang flag for every compile (repeat)")
+        if name == "settings":
+            s.add_argument("--table", default="size",
+                           choices=["size", "inliner"])
+            s.add_argument("--json", help="also write the rows as JSON")
+        if name == "tune":
+            s.add_argument("--space", default="opt,clang",
+                           help="opt, clang or both (opt,clang)")
+        if name in ("tune", "headroom"):
+            s.add_argument("--budget", type=_positive,
+                           default=tune.DEFAULT_BUDGET,
+                           help="compiles per module (default: %(default)s)")
+        if name == "headroom":
+            s.add_argument("--train-corpus", required=True)
+            s.add_argument("--train-out", required=True)
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    fn = COMMANDS[args.command][0]
+    try:
+        if getattr(args, "space", None):
+            for k in args.space.split(","):
+                if k not in tune.SPACES:
+                    raise UsageError(f"--space: unknown space '{k}'")
+        return fn(args)
+    except UsageError as e:
+        print(f"{PROG} {args.command}: {e}", file=sys.stderr)
+        return 2
+    except (CorpusError, EngineError, MissingTool, PipelineError, LogError,
+            OSError) as e:
+        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        return 1

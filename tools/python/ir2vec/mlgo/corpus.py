@@ -1,0 +1,180 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""MLGO corpora: read, filter, sample, combine and write them.
+
+An MLGO corpus (mlgo-utils' layout, which vocab/recipe/build-corpus.sh
+writes) is a directory with ``corpus_description.json``::
+
+    {"has_thinlto": false, "modules": ["Oz-preopt/zlib/deflate", ...]}
+
+and, for each module name ``M``, ``M.bc`` (the bitcode) and ``M.cmd`` (its
+compile flags, NUL-separated). irtk's corpora name modules
+``<level>/<package>/<file>``; ``package()`` reads that, and a corpus of
+another layout counts every module as its own package.
+"""
+
+import json
+import os
+import random
+
+DESCRIPTION = "corpus_description.json"
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be read or written as asked."""
+
+
+class Corpus:
+    """An MLGO corpus at ``root``: ``modules`` (names, in name order)."""
+
+    def __init__(self, root, modules=None):
+        self.root = os.path.abspath(root)
+        if modules is None:
+            modules = self._read()
+        self.modules = sorted(modules)
+
+    def _read(self):
+        path = os.path.join(self.root, DESCRIPTION)
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except OSError as e:
+            raise CorpusError(f"{path}: cannot read it: {e.strerror}") from e
+        except ValueError as e:
+            raise CorpusError(f"{path}: not JSON: {e}") from e
+        mods = doc.get("modules") if isinstance(doc, dict) else None
+        if not isinstance(mods, list) or not all(
+                isinstance(m, str) and m for m in mods):
+            raise CorpusError(f"{path}: 'modules' is not a list of names")
+        if doc.get("has_thinlto"):
+            raise CorpusError(f"{path}: ThinLTO corpora are not supported")
+        return mods
+
+    def __len__(self):
+        return len(self.modules)
+
+    def __iter__(self):
+        return iter(self.modules)
+
+    def bitcode(self, module):
+        """The path of a module's bitcode."""
+        return os.path.join(self.root, module + ".bc")
+
+    def command(self, module):
+        """A module's compile flags (its .cmd), or [] without one."""
+        try:
+            with open(os.path.join(self.root, module + ".cmd"), "rb") as f:
+                return [a.decode() for a in f.read().split(b"\0") if a]
+        except FileNotFoundError:
+            return []
+
+    @staticmethod
+    def package(module):
+        """The package of an irtk module name (<level>/<package>/<file>)."""
+        parts = module.split("/")
+        return parts[1] if len(parts) >= 3 else module
+
+    @staticmethod
+    def level(module):
+        parts = module.split("/")
+        return parts[0] if len(parts) >= 3 else ""
+
+    def packages(self):
+        """{package: [module]}."""
+        out = {}
+        for m in self.modules:
+            out.setdefault(self.package(m), []).append(m)
+        return out
+
+    def select(self, levels=None, packages=(), exclude=(), sample=1):
+        """Another Corpus of the same root: the modules of those levels and
+        packages (all when empty), without the excluded packages, then
+        every sample-th."""
+        if sample < 1:
+            raise CorpusError("the sample step must be positive")
+        keep, drop = set(filter(None, packages)), set(filter(None, exclude))
+        lv = set(levels) if levels else None
+        mods = [m for m in self.modules
+                if (lv is None or self.level(m) in lv)
+                and (not keep or self.package(m) in keep)
+                and self.package(m) not in drop]
+        return Corpus(self.root, mods[::sample])
+
+    def stratified(self, count, seed=0, size=os.path.getsize):
+        """Another Corpus of at most ``count`` modules: each package's
+        modules sorted by size and cut in equal strata, one module drawn
+        from each (with ``seed``), so that small and large packages, and
+        small and large modules, are all in the sample."""
+        if count >= len(self.modules):
+            return Corpus(self.root, self.modules)
+        rng = random.Random(seed)
+        groups = self.packages()
+        share = {p: max(1, round(count * len(ms) / len(self.modules)))
+                 for p, ms in groups.items()}
+        while sum(share.values()) > count:
+            big = max(share, key=lambda p: (share[p], p))
+            share[big] -= 1
+        chosen = []
+        for p in sorted(groups):
+            ms = sorted(groups[p], key=lambda m: (size(self.bitcode(m)), m))
+            k = min(share[p], len(ms))
+            if k <= 0:
+                continue
+            for i in range(k):
+                stratum = ms[i * len(ms) // k:(i + 1) * len(ms) // k]
+                chosen.append(rng.choice(stratum))
+        return Corpus(self.root, chosen)
+
+    def write(self, out, link=True):
+        """Writes this selection as a corpus at ``out``: its description, and
+        each module's .bc and .cmd as symbolic links to these (or copies with
+        link=False). Refuses an ``out`` that already holds a corpus."""
+        return write_corpus(out, [(self, m) for m in self.modules], link)
+
+
+def combine(corpora):
+    """[(corpus, module)] of several corpora, refusing a module name that
+    two of them hold."""
+    seen, out = {}, []
+    for c in corpora:
+        for m in c.modules:
+            if m in seen:
+                raise CorpusError(f"module {m} is in both {seen[m]} and "
+                                  f"{c.root}")
+            seen[m] = c.root
+            out.append((c, m))
+    return out
+
+
+def write_corpus(out, items, link=True):
+    """Writes a corpus of [(corpus, module)] at ``out``; the path of its
+    description. The description is written last: a corpus directory is
+    complete when it has one."""
+    desc = os.path.join(out, DESCRIPTION)
+    if os.path.exists(desc):
+        raise CorpusError(f"{desc}: a corpus is already there; choose "
+                          "another directory")
+    for corpus, m in items:
+        if os.path.abspath(out) == corpus.root:
+            raise CorpusError(f"{out}: is the corpus being read")
+        for ext in (".bc", ".cmd"):
+            src = os.path.join(corpus.root, m + ext)
+            if not os.path.exists(src):
+                if ext == ".bc":
+                    raise CorpusError(f"{src}: no such module")
+                continue
+            dst = os.path.join(out, m + ext)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            if os.path.lexists(dst):
+                os.remove(dst)
+            if link:
+                os.symlink(src, dst)
+            else:
+                with open(src, "rb") as f, open(dst, "wb") as g:
+                    g.write(f.read())
+    from .engine import write_atomically
+    write_atomically(desc, json.dumps(
+        {"has_thinlto": False,
+         "modules": sorted(m for _, m in items)}, indent=1) + "\n")
+    return desc

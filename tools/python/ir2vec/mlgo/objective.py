@@ -1,0 +1,81 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""What a size policy is judged on.
+
+- ``text_size(obj)``: bytes of an object's ``.text*`` sections (a module's
+  ``.text``);
+- ``linked_text(objects)``: bytes of ``.text*`` of objects linked together
+  into one relocatable object with GNU ``ld -r`` (x86-64's reference
+  linker; ``ld.lld-22 -r`` for other targets): the linker keeps one copy of
+  each COMDAT group, so this is what a package's link keeps;
+- ``object_functions(obj)``: each function's bytes and kind (llvm-nm);
+- ``regalloc_score(log)``: the RegAllocScore an eviction log records.
+"""
+
+import os
+import subprocess
+import tempfile
+
+from . import log
+from .toolchain import Toolchain
+
+# llvm-nm types of functions: local, global, weak (COMDAT).
+FUNCTION_TYPES = ("t", "T", "W")
+
+
+class MeasureError(ValueError):
+    """An object or a link that cannot be measured."""
+
+
+def _run(argv):
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        first = (done.stderr.strip().splitlines() or ["failed"])[0]
+        raise MeasureError(f"{os.path.basename(argv[0])}: {first}")
+    return done.stdout
+
+
+def text_size(obj, tools=None):
+    """Bytes of the object's .text* sections (llvm-size -A)."""
+    tools = tools or Toolchain()
+    out = _run([tools.llvm_size, "-A", obj])
+    return sum(int(f[1]) for f in (line.split() for line in out.splitlines())
+               if len(f) >= 2 and f[0].startswith(".text"))
+
+
+def object_functions(obj, tools=None):
+    """{function: (bytes, llvm-nm type)}; local functions of one name add
+    up."""
+    tools = tools or Toolchain()
+    out = {}
+    for line in _run([tools.llvm_nm, "-S", "--defined-only",
+                      obj]).splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in FUNCTION_TYPES:
+            size, _ = out.get(f[3], (0, None))
+            out[f[3]] = (size + int(f[1], 16), f[2])
+    return out
+
+
+def linked_text(objects, tools=None, linker=None):
+    """Bytes of .text* of ``objects`` linked with ``ld -r`` (or ``linker``,
+    e.g. ld.lld-22): one copy of each COMDAT group, nothing collected, both
+    of two strong definitions kept (the mains of a package's programs)."""
+    tools = tools or Toolchain()
+    objects = list(objects)
+    if not objects:
+        return 0
+    with tempfile.TemporaryDirectory(prefix="irtk-link-") as tmp:
+        out = os.path.join(tmp, "linked.o")
+        _run([linker or tools.ld, "-r", "--allow-multiple-definition", "-o",
+              out] + objects)
+        return text_size(out, tools)
+
+
+def regalloc_score(log_path):
+    """The RegAllocScore of an eviction log (``-irtk-evict-log``): the sum
+    over its functions of the reward after each one's last decision (LLVM's
+    score: lower is better). Functions without a decision have no context
+    and score the same under every policy."""
+    return sum(c.reward or 0.0 for c in log.read(log_path).contexts)
