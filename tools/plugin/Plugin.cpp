@@ -23,6 +23,7 @@
 #include "irtk/advisors/EvictionAdvisor.h"
 #include "irtk/advisors/InlineAdvisor.h"
 #include "irtk/advisors/MLP.h"
+#include "irtk/advisors/PipelineAdvisor.h"
 #include "irtk/ir2vec/PassRegistration.h"
 #include "irtk/mir2vec/Passes.h"
 #include "irtk/support/Version.h"
@@ -287,6 +288,26 @@ static cl::opt<InlineEmbeddingKind> InlineEmbedding(
     cl::cat(InlineCategory));
 
 static cl::OptionCategory
+    PipelineCategory("IR2Vec Toolkit (irtk) size pipeline advisor options");
+
+/// The size pipeline's policies (docs/Pipeline.md).
+enum class PipelinePolicyKind { Default, Replay };
+static cl::opt<PipelinePolicyKind> PipelinePolicy(
+    "irtk-pipeline-policy",
+    cl::desc("Change clang's optimisation pipeline per module for size "
+             "(without the option, it is stock)"),
+    cl::values(clEnumValN(PipelinePolicyKind::Default, "default",
+                          "Stock: the pipeline as it is"),
+               clEnumValN(PipelinePolicyKind::Replay, "replay",
+                          "Each module's choice from -irtk-pipeline-choices")),
+    cl::cat(PipelineCategory));
+static cl::opt<std::string> PipelineChoices(
+    "irtk-pipeline-choices",
+    cl::desc("The replay policy's choices, per source file (written by "
+             "python3 -m ir2vec.mlgo tune)"),
+    cl::value_desc("file"), cl::cat(PipelineCategory));
+
+static cl::OptionCategory
     EvictCategory("IR2Vec Toolkit (irtk) register-eviction advisor options");
 
 static PolicyFlags
@@ -383,6 +404,7 @@ static std::vector<std::string> pluginInputs() {
     Add(M, irtk::advisors::MLPDescription::binaryPath(M));
   Add(InlineDecisions, "");
   Add(InlineFollowCallers, "");
+  Add(PipelineChoices, "");
   return In;
 }
 
@@ -487,10 +509,21 @@ static std::optional<irtk::advisors::InlineAdvisorOptions> inlineOptions() {
   return O;
 }
 
+/// The pipeline advisor's options, or none for the stock pipeline.
+static std::optional<irtk::advisors::PipelineAdvisorOptions> pipelineOptions() {
+  if (PipelinePolicy.getNumOccurrences() == 0 ||
+      PipelinePolicy == PipelinePolicyKind::Default)
+    return std::nullopt;
+  irtk::advisors::PipelineAdvisorOptions O;
+  O.ChoicesPath = PipelineChoices;
+  return O;
+}
+
 /// Each component registers its own passes; the plugin only combines them.
 static void registerCallbacks(PassBuilder &PB) {
   irtk::ir2vec::registerPasses(PB, ir2vecOptions);
   irtk::advisors::registerInlineAdvisor(PB, inlineOptions);
+  irtk::advisors::registerPipelineAdvisor(PB, pipelineOptions);
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {

@@ -200,6 +200,12 @@ def cmd_tune(args):
                  "space": kind, "budget": args.budget, "seed": args.seed,
                  "choices": tune.choices(res)}, indent=1,
                 sort_keys=True) + "\n")
+            if kind == "clang":
+                replay = os.path.join(engine.out, "replay-clang.json")
+                write_atomically(replay, json.dumps(
+                    tune.replay_file(res, c), indent=1, sort_keys=True)
+                    + "\n")
+                print(f"{replay}: the choices for -irtk-pipeline-choices")
             failed = sum(1 for r in res if r is None)
             print(f"{path}: {len(res) - failed} modules"
                   + (f", {failed} failed" if failed else ""))

@@ -17,6 +17,7 @@ another layout counts every module as its own package.
 import json
 import os
 import random
+import subprocess
 
 DESCRIPTION = "corpus_description.json"
 
@@ -68,6 +69,12 @@ class Corpus:
                 return [a.decode() for a in f.read().split(b"\0") if a]
         except FileNotFoundError:
             return []
+
+    def source_filename(self, module, llvm_dis=None):
+        """The module's source_filename (what clang names the module after:
+        the key of a replay choices file), read from the start of
+        ``llvm-dis``'s output."""
+        return source_filename(self.bitcode(module), llvm_dis)
 
     @staticmethod
     def package(module):
@@ -131,6 +138,24 @@ class Corpus:
         each module's .bc and .cmd as symbolic links to these (or copies with
         link=False). Refuses an ``out`` that already holds a corpus."""
         return write_corpus(out, [(self, m) for m in self.modules], link)
+
+
+def source_filename(bitcode, llvm_dis=None):
+    """The source_filename of a bitcode file (llvm-dis's header line)."""
+    from .toolchain import LLVM_BIN
+    argv = [llvm_dis or os.path.join(LLVM_BIN, "llvm-dis"), "-o", "-",
+            bitcode]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True) as p:
+        try:
+            for i, line in enumerate(p.stdout):
+                if line.startswith("source_filename = "):
+                    return json.loads(line.split("=", 1)[1].strip())
+                if i > 5:
+                    break
+        finally:
+            p.kill()
+    raise CorpusError(f"{bitcode}: no source_filename (not bitcode?)")
 
 
 def combine(corpora):

@@ -179,3 +179,29 @@ def choices(results):
         if r and r["best"]["text"] is not None:
             out[r["module"]] = dict(r["best"], oz=r["settings"].get("Oz"))
     return out
+
+
+def replay_file(results, corpus, sp=None):
+    """The plugin's choices file (-irtk-pipeline-choices) of clang-space
+    results: per module source file name, the sub-pipelines to append at
+    the optimizer-last point, the vetoes and the outliner. Modules whose
+    best config is -Oz itself are left out (they compile as stock)."""
+    sp = sp or space()
+    modules = {}
+    for r in results:
+        if not r or r["best"]["text"] is None:
+            continue
+        cfg = Config.from_key(r["best"]["config"])
+        if not cfg.clang_reachable(sp):
+            raise ValueError(f"{r['module']}: its config is not "
+                             "clang-reachable")
+        if cfg == Config.oz(sp):
+            continue
+        modules[corpus.source_filename(r["module"])] = {
+            "module": r["module"],
+            "append": ",".join(sp.text(n) for n in cfg.appended(sp)),
+            "veto": list(cfg.veto), "outline": cfg.outline,
+            "describe": cfg.describe(sp), "text": r["best"]["text"],
+            "oz": r["settings"].get("Oz")}
+    return {"format": "irtk-pipeline-choices", "version": 1,
+            "modules": modules}

@@ -1,0 +1,226 @@
+//===- PipelineAdvisor.cpp - Per-module size pipeline choices in clang ----===//
+//
+// Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+// Exceptions. See the LICENSE file for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "irtk/advisors/PipelineAdvisor.h"
+#include "irtk/ircommon/Diagnostics.h"
+#include "irtk/support/JSON.h"
+#include "irtk/support/ReadFile.h"
+
+#include "llvm/ADT/Any.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/LazyCallGraph.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+
+using namespace llvm;
+
+namespace irtk::advisors {
+
+static Error choicesError(StringRef Path, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Path + ": " + Msg.str());
+}
+
+static Expected<PipelineChoice> readChoice(StringRef Path, StringRef Name,
+                                           const json::Value &V) {
+  const json::Object *O = V.getAsObject();
+  if (!O)
+    return choicesError(Path, "module '" + Name + "': not an object");
+  PipelineChoice C;
+  for (const auto &[Key, Value] : *O) {
+    if (Key == "append") {
+      std::optional<StringRef> S = Value.getAsString();
+      if (!S)
+        return choicesError(Path,
+                            "module '" + Name + "': 'append' is not a string");
+      C.Append = S->str();
+    } else if (Key == "veto") {
+      const json::Array *A = Value.getAsArray();
+      if (!A)
+        return choicesError(Path,
+                            "module '" + Name + "': 'veto' is not a list");
+      for (const json::Value &P : *A) {
+        std::optional<StringRef> S = P.getAsString();
+        if (!S || S->empty())
+          return choicesError(Path,
+                              "module '" + Name + "': 'veto' holds a non-name");
+        C.Veto.push_back(S->str());
+      }
+    } else if (Key == "outline") {
+      std::optional<bool> B = Value.getAsBoolean();
+      if (!B)
+        return choicesError(Path, "module '" + Name +
+                                      "': 'outline' is not true or false");
+      C.Outline = *B;
+    }
+  }
+  return C;
+}
+
+Expected<StringMap<PipelineChoice>> readPipelineChoices(StringRef Path) {
+  support::ReadOptions RO;
+  RO.AllowStdin = false;
+  Expected<std::unique_ptr<MemoryBuffer>> Text =
+      support::readFile(Path, "choices file", RO);
+  if (!Text)
+    return Text.takeError();
+  Expected<json::Value> Doc = support::parseJSON((*Text)->getBuffer(), Path);
+  if (!Doc)
+    return Doc.takeError();
+  const json::Object *Top = Doc->getAsObject();
+  if (!Top || Top->getString("format") != PipelineChoicesFormat)
+    return choicesError(Path, "not a pipeline choices file (format \"" +
+                                  PipelineChoicesFormat + "\")");
+  if (Top->getInteger("version") != PipelineChoicesVersion)
+    return choicesError(Path, "version " + Twine(PipelineChoicesVersion) +
+                                  " is the one this irtk reads");
+  const json::Object *Modules = Top->getObject("modules");
+  if (!Modules)
+    return choicesError(Path, "no 'modules' object");
+  StringMap<PipelineChoice> Out;
+  for (const auto &[Name, V] : *Modules) {
+    Expected<PipelineChoice> C = readChoice(Path, Name, V);
+    if (!C)
+      return C.takeError();
+    Out[Name] = std::move(*C);
+  }
+  return Out;
+}
+
+namespace {
+
+/// The choices of a compile (or why they could not be read), and the module
+/// the last question was about.
+struct Replay {
+  StringMap<PipelineChoice> Choices;
+  std::string Error;
+  const Module *Last = nullptr;
+  const PipelineChoice *LastChoice = nullptr;
+  StringSet<> LastVeto;
+
+  const PipelineChoice *choice(const Module &M) {
+    if (&M == Last)
+      return LastChoice;
+    Last = &M;
+    auto It = Choices.find(M.getSourceFileName());
+    LastChoice = It == Choices.end() ? nullptr : &It->second;
+    LastVeto.clear();
+    if (LastChoice)
+      for (const std::string &V : LastChoice->Veto)
+        LastVeto.insert(V);
+    return LastChoice;
+  }
+};
+
+/// The module a pass is about to run on (a function, loop, SCC or module).
+const Module *moduleOf(const Any &IR) {
+  if (const auto *M = llvm::any_cast<const Module *>(&IR))
+    return *M;
+  if (const auto *F = llvm::any_cast<const Function *>(&IR))
+    return (*F)->getParent();
+  if (const auto *L = llvm::any_cast<const Loop *>(&IR))
+    return (*L)->getHeader()->getModule();
+  if (const auto *C = llvm::any_cast<const LazyCallGraph::SCC *>(&IR))
+    return (*C)->begin()->getFunction().getParent();
+  return nullptr;
+}
+
+/// At the optimizer-last point: the module's appended sub-pipelines and its
+/// "nooutline" attributes.
+class ReplayPass : public PassInfoMixin<ReplayPass> {
+public:
+  ReplayPass(PassBuilder &PB, std::shared_ptr<Replay> R)
+      : PB(PB), R(std::move(R)) {}
+
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    if (!R->Error.empty()) {
+      ircommon::reportError(M.getContext(), "irtk: " + R->Error);
+      return PreservedAnalyses::all();
+    }
+    const PipelineChoice *C = R->choice(M);
+    if (!C)
+      return PreservedAnalyses::all();
+    bool Changed = false;
+    if (!C->Append.empty()) {
+      ModulePassManager MPM;
+      if (Error E = PB.parsePassPipeline(MPM, C->Append)) {
+        ircommon::reportError(M.getContext(), "irtk: the pipeline choice of " +
+                                                  M.getSourceFileName() + ": " +
+                                                  toString(std::move(E)));
+        return PreservedAnalyses::all();
+      }
+      MPM.run(M, MAM);
+      Changed = true;
+    }
+    if (!C->Outline)
+      for (Function &F : M)
+        if (!F.isDeclaration() && !F.hasFnAttribute("nooutline")) {
+          F.addFnAttr("nooutline");
+          Changed = true;
+        }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+
+  static bool isRequired() { return true; }
+
+private:
+  PassBuilder &PB;
+  std::shared_ptr<Replay> R;
+};
+
+} // namespace
+
+void registerPipelineAdvisor(
+    PassBuilder &PB,
+    std::function<std::optional<PipelineAdvisorOptions>()> GetOptions) {
+  // Read when the first pipeline is built (the options are parsed by
+  // then); the vetoes look at what that read gave.
+  auto State = std::make_shared<std::shared_ptr<Replay>>();
+  PB.registerOptimizerLastEPCallback(
+      [&PB, GetOptions, State](ModulePassManager &MPM, OptimizationLevel,
+                               ThinOrFullLTOPhase) {
+        if (!*State) {
+          std::optional<PipelineAdvisorOptions> O = GetOptions();
+          if (!O)
+            return;
+          auto R = std::make_shared<Replay>();
+          if (O->ChoicesPath.empty()) {
+            R->Error = "-irtk-pipeline-policy=replay wants "
+                       "-irtk-pipeline-choices=<file>";
+          } else if (Expected<StringMap<PipelineChoice>> C =
+                         readPipelineChoices(O->ChoicesPath)) {
+            R->Choices = std::move(*C);
+          } else {
+            R->Error = toString(C.takeError());
+          }
+          *State = std::move(R);
+        }
+        MPM.addPass(ReplayPass(PB, *State));
+      });
+  PassInstrumentationCallbacks *PIC = PB.getPassInstrumentationCallbacks();
+  if (!PIC)
+    return;
+  PIC->registerShouldRunOptionalPassCallback(
+      [PIC, State](StringRef ClassName, Any IR) {
+        Replay *R = State->get();
+        if (!R)
+          return true;
+        const Module *M = moduleOf(IR);
+        if (!M || !R->choice(*M) || R->LastVeto.empty())
+          return true;
+        return !R->LastVeto.contains(PIC->getPassNameForClassName(ClassName));
+      });
+}
+
+} // namespace irtk::advisors
