@@ -289,7 +289,7 @@ TargetLayout::create(const TargetInstrInfo &TII, const TargetRegisterInfo &TRI,
 }
 
 std::string TargetLayout::tables() const {
-  using support::endian::write;
+  using llvm::support::endian::write;
   constexpr auto LE = llvm::endianness::little;
   std::string Out;
   raw_string_ostream OS(Out);
@@ -322,25 +322,27 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
     return nullptr;
   const char *P = Tables.data() + sizeof(TablesMagic);
   auto Next32 = [&] {
-    uint32_t V = support::endian::read32le(P);
+    uint32_t V = llvm::support::endian::read32le(P);
     P += 4;
     return V;
   };
   uint32_t Version = Next32(), NumOpcodes = Next32(), NumClasses = Next32(),
            NumRegs = Next32(), NumBases = Next32();
   (void)Next32();
-  uint64_t Fingerprint = support::endian::read64le(P);
-  uint64_t Identity = support::endian::read64le(P + 8);
-  uint64_t Checksum = support::endian::read64le(P + 16);
-  uint64_t BodyHash = support::endian::read64le(P + 24);
+  uint64_t Fingerprint = llvm::support::endian::read64le(P);
+  uint64_t Identity = llvm::support::endian::read64le(P + 8);
+  uint64_t Checksum = llvm::support::endian::read64le(P + 16);
+  uint64_t BodyHash = llvm::support::endian::read64le(P + 24);
   P += 32;
   // Each opcode entity is a base name's: at most one per opcode.
   if (Version != TablesVersion || NumOpcodes != TII.getNumOpcodes() ||
       NumClasses != TRI.getNumRegClasses() || NumRegs != TRI.getNumRegs() ||
       NumBases == 0 || NumBases > NumOpcodes ||
-      Tables.size() != TablesHeader + 4 * (size_t(NumOpcodes) + NumRegs) ||
-      xxh3_64bits(Tables.drop_front(TablesHeader)) != BodyHash)
+      Tables.size() != TablesHeader + 4 * (size_t(NumOpcodes) + NumRegs))
     return nullptr;
+  // BodyHash is not checked here: the tables are read from a binary form
+  // whose checksum, covering them, is checked first (Vocabulary::load).
+  (void)BodyHash;
   // The running LLVM and target are the ones the tables were made by, or
   // (a rebuilt LLVM, no build id) their names are the same, in order.
   uint64_t Running = runningIdentity(TII, TRI, Description);
@@ -351,22 +353,33 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
   auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
   T->Fingerprint = Fingerprint;
   T->Identity = Running;
+  // Read and checked in one pass each, without zero-filling first.
   T->OpcodeEntity.resize(NumOpcodes);
-  BitVector Named(NumBases);
-  for (EntityId &E : T->OpcodeEntity) {
-    E = Next32();
-    if (E >= NumBases)
-      return nullptr;
-    Named.set(E);
+  std::vector<uint8_t> Named(NumBases);
+  EntityId Largest = 0;
+  for (uint32_t I = 0; I < NumOpcodes; ++I) {
+    EntityId E = llvm::support::endian::read32le(P + 4 * size_t(I));
+    Largest = std::max(Largest, E);
+    T->OpcodeEntity[I] = E;
   }
-  if (!Named.all())
+  if (Largest >= NumBases)
     return nullptr;
+  for (EntityId E : T->OpcodeEntity)
+    Named[E] = 1;
+  if (std::find(Named.begin(), Named.end(), 0) != Named.end())
+    return nullptr;
+  P += 4 * size_t(NumOpcodes);
   T->PhysicalRegisterClass.resize(NumRegs);
-  for (int &C : T->PhysicalRegisterClass) {
-    C = static_cast<int32_t>(Next32());
-    if (C < -1 || C >= static_cast<int>(NumClasses))
-      return nullptr;
+  int Low = -1, High = -1;
+  for (uint32_t I = 0; I < NumRegs; ++I) {
+    int C = static_cast<int32_t>(
+        llvm::support::endian::read32le(P + 4 * size_t(I)));
+    Low = std::min(Low, C);
+    High = std::max(High, C);
+    T->PhysicalRegisterClass[I] = C;
   }
+  if (Low < -1 || High >= static_cast<int>(NumClasses))
+    return nullptr;
   T->CommonOperandBase = NumBases;
   T->PhysicalRegisterBase = NumBases + NumCommonOperands;
   T->VirtualRegisterBase = T->PhysicalRegisterBase + NumClasses;

@@ -172,7 +172,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
                                 const SourceStamp &Stamp)>
         IsSource,
     StringRef SourceName, std::shared_ptr<const Layout> L,
-    const SectionWeights &W) {
+    const SectionWeights &W, bool ChecksumVerified) {
   std::string Remake =
       (Twine("; remake it with `irtk-vocab pack") +
        (L->description().ends_with(" MIR") ? " --mode=mir" : "") + " " +
@@ -191,8 +191,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
                 ", this irtk reads format " + Twine(FormatVersion));
   // Before any field is trusted: a flipped bit anywhere is refused here.
   if (Binary.size() < HeaderSize + 8 ||
-      llvm::support::endian::read64le(Binary.end() - 8) !=
-          xxh3_64bits(Binary.drop_back(8)))
+      (!ChecksumVerified && !hasValidChecksum(Binary)))
     return Fail("damaged or truncated (its checksum does not match its "
                 "content)");
   Binary = Binary.drop_back(8);
@@ -253,23 +252,29 @@ Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
   if (Given && (Binary.size() - VectorsAt) / 8 / Given < Dim)
     return Fail("truncated");
   size_t Values = size_t(Given) * Dim;
+  // One pass that reads and stores each number (the vector is not
+  // zero-filled first) and notes whether any is not finite (all exponent
+  // bits set: an infinity or a NaN); as the JSON loader, such a number is
+  // refused, its entity named.
   V.Data.resize(Dim + Values);
+  std::fill_n(V.Data.begin(), Dim, 0.0);
   const char *From = Binary.data() + VectorsAt;
   double *Vectors = V.Data.data() + Dim;
-  std::memcpy(Vectors, From, Values * 8);
-  From += Values * 8;
-  if (!sys::IsLittleEndianHost)
-    for (double *D = Vectors, *E = D + Values; D != E; ++D)
-      *D = llvm::bit_cast<double>(llvm::byteswap(llvm::bit_cast<uint64_t>(*D)));
-  // As the JSON loader: every element a finite number (one pass over the
-  // present vectors; the entity named only when one is not).
-  for (size_t I = 0; I < Values; ++I)
+  constexpr uint64_t Exponent = 0x7ff0000000000000ULL;
+  uint64_t NotFinite = 0;
+  for (size_t I = 0; I < Values; ++I) {
+    uint64_t Bits = llvm::support::endian::read64le(From + 8 * I);
+    NotFinite |= (Bits & Exponent) == Exponent;
+    std::memcpy(Vectors + I, &Bits, 8);
+  }
+  for (size_t I = 0; NotFinite && I < Values; ++I)
     if (!std::isfinite(Vectors[I])) {
       uint32_t BadRow = static_cast<uint32_t>(I / Dim) + 1;
       EntityId Id = static_cast<EntityId>(find(V.Row, BadRow) - V.Row.begin());
       return Fail("entity '" + L->entityName(Id) + "', element " +
                   Twine(I % Dim) + " is not finite");
     }
+  const char *AfterVectors = From + Values * 8;
   // The section weights, applied as loadFromBuffer applies them: to the
   // vectors the file gave (an absent entity's zeros stay +0).
   bool Weighted = llvm::any_of(V.W, [](float X) { return X != 1.0f; });
@@ -283,7 +288,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
       *D *= Weight;
   }
 
-  P = From;
+  P = AfterVectors;
   const char *End = Binary.data() + Binary.size();
   for (uint32_t I = 0; I < Unknown; ++I) {
     if (End - P < 4)
@@ -337,8 +342,20 @@ Expected<Vocabulary> Vocabulary::load(
     return Bytes.size() == Size && xxh3_64bits(Bytes) == Hash;
   };
   StringRef Bytes = (*Binary)->getBuffer();
-  return loadFromBinaryIf(Bytes, BinPath, IsSource, Path,
-                          MakeLayout(binaryLayoutTables(Bytes)), W);
+  // The checksum first: the layout's tables are trusted only from a form
+  // whose every byte it covers (the tables carry no hash of their own that
+  // is checked). A damaged form is refused by loadFromBinaryIf.
+  bool Checked = hasValidChecksum(Bytes);
+  return loadFromBinaryIf(
+      Bytes, BinPath, IsSource, Path,
+      MakeLayout(Checked ? binaryLayoutTables(Bytes) : StringRef()), W,
+      Checked);
+}
+
+bool Vocabulary::hasValidChecksum(StringRef Binary) {
+  return Binary.size() >= 8 &&
+         llvm::support::endian::read64le(Binary.end() - 8) ==
+             xxh3_64bits(Binary.drop_back(8));
 }
 
 } // namespace irtk::vocab

@@ -33,6 +33,7 @@
 #ifndef IRTK_MIR2VEC_LAYOUT_H
 #define IRTK_MIR2VEC_LAYOUT_H
 
+#include "irtk/support/DefaultInitVector.h"
 #include "irtk/vocab/Layout.h"
 #include "irtk/vocab/Vocabulary.h"
 
@@ -165,9 +166,9 @@ private:
   uint64_t Fingerprint = 0;
   /// Of the running LLVM and target; 0 when unknown.
   uint64_t Identity = 0;
-  std::vector<EntityId> OpcodeEntity;
+  support::DefaultInitVector<EntityId> OpcodeEntity;
   /// Physical register -> id of its smallest class, or -1.
-  std::vector<int> PhysicalRegisterClass;
+  support::DefaultInitVector<int> PhysicalRegisterClass;
   EntityId CommonOperandBase = 0, PhysicalRegisterBase = 0,
            VirtualRegisterBase = 0;
 };

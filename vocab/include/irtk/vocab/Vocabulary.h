@@ -19,6 +19,7 @@
 #ifndef IRTK_VOCAB_VOCABULARY_H
 #define IRTK_VOCAB_VOCABULARY_H
 
+#include "irtk/support/DefaultInitVector.h"
 #include "irtk/vocab/Layout.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -157,13 +158,17 @@ private:
                        llvm::StringRef Tables, const SourceStamp &Stamp) const;
   /// loadFromBinary, asking \p IsSource whether the JSON is the one of the
   /// recorded size, hash and stamp (an error: it could not be read).
+  /// \p ChecksumVerified: the caller has compared the form's trailer with
+  /// its content already (hasValidChecksum), so it is not hashed again.
   static llvm::Expected<Vocabulary> loadFromBinaryIf(
       llvm::StringRef Binary, llvm::StringRef Name,
       llvm::function_ref<llvm::Expected<bool>(uint64_t Size, uint64_t Hash,
                                               const SourceStamp &Stamp)>
           IsSource,
       llvm::StringRef SourceName, std::shared_ptr<const Layout> L,
-      const SectionWeights &W);
+      const SectionWeights &W, bool ChecksumVerified = false);
+  /// Whether a binary form's trailer is the xxh3 of the bytes before it.
+  static bool hasValidChecksum(llvm::StringRef Binary);
 
   Vocabulary() = default;
 
@@ -178,7 +183,8 @@ private:
 
   /// Dim values per row, row 0 all zero (a vocabulary usually gives a
   /// vector to a few of its entities: x86-64's MIR one to 320 of 7,158).
-  std::vector<double> Data;
+  /// resize() leaves new values unset: every loader writes them all.
+  support::DefaultInitVector<double> Data;
   /// Entity -> its row of Data; 0 for an entity the file lacked.
   std::vector<uint32_t> Row;
   std::vector<std::string> UnknownKeys;
