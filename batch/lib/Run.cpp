@@ -67,11 +67,13 @@ namespace {
 class EmbeddingsJob : public Job {
 public:
   /// \p MarkModules: several inputs, whose text output then says which
-  /// module each function comes from.
+  /// module each function comes from (the module level's text names its
+  /// module already).
   EmbeddingsJob(const Options &O, ModeHandler &H,
                 std::unique_ptr<support::OutputFile> Out, bool MarkModules)
       : O(O), H(H), Out(std::move(Out)),
-        MarkModules(MarkModules && O.Format == FormatKind::Text) {}
+        MarkModules(MarkModules && O.Format == FormatKind::Text &&
+                    O.Level != support::LevelKind::Module) {}
   std::unique_ptr<InputResult> process(const std::string &Path,
                                        raw_ostream *Direct) override {
     auto R = std::make_unique<TextResult>();

@@ -35,10 +35,12 @@ WalkOptions EmbeddingOutputOptions::walkOptions() const {
 namespace {
 /// Upstream llvm-ir2vec's text: "Function: <name>", then one vector line per
 /// function, "<block>: [...]" per block, or "<instruction> [...]" per
-/// instruction.
+/// instruction; and irtk's module level in the same shape: "Module: <module
+/// name>", then the vector line.
 class TextSink : public EmbeddingSink {
 public:
-  explicit TextSink(raw_ostream &OS) : OS(OS) {}
+  TextSink(raw_ostream &OS, StringRef ModuleName)
+      : OS(OS), ModuleName(ModuleName) {}
   void beginFunction(const Function &F) override {
     OS << "Function: " << F.getName() << '\n';
   }
@@ -47,6 +49,9 @@ public:
   }
   void record(const EmbeddingRecord &R) override {
     switch (R.Level) {
+    case LevelKind::Module:
+      OS << "Module: " << ModuleName << '\n';
+      [[fallthrough]];
     case LevelKind::Function:
       printVector(OS, R.Vector);
       return;
@@ -63,6 +68,7 @@ public:
 
 private:
   raw_ostream &OS;
+  StringRef ModuleName;
   CachedVectorPrinter VectorPrinter;
 };
 
@@ -72,7 +78,7 @@ unsigned writeEmbeddings(const Module &M, const vocab::Vocabulary &V,
                          const EmbeddingOutputOptions &Opts, raw_ostream &OS) {
   Walker W(V, Opts.walkOptions());
   if (Opts.Format == OutputFormatKind::Text) {
-    TextSink S(OS);
+    TextSink S(OS, Opts.ModuleName);
     return W.walkModule(M, S);
   }
   ircommon::SiteSink S(Opts.ModuleName, embeddingKindName(Opts.Kind), OS);

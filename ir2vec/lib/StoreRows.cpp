@@ -50,7 +50,7 @@ Expected<StoreSettings> readStoreSettings(const store::StoreInfo &Info,
   StoreSettings S;
   std::optional<LevelKind> L = parseLevel(Info.Level);
   if (!L)
-    return Fail("\"level\" is not func, bb or inst");
+    return Fail("\"level\" is not " + support::levelNames());
   S.Level = *L;
   std::optional<EmbeddingKind> K = parseEmbeddingKind(Info.Kind);
   if (!K)

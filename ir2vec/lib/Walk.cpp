@@ -124,18 +124,26 @@ StringRef Walker::blockLabel(const BasicBlock &BB) {
 }
 
 void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
+  walkFunction(F, S, nullptr);
+}
+
+void Walker::walkFunction(const Function &F, EmbeddingSink &S,
+                          ircommon::ModuleSum *Sum) {
   std::unique_ptr<Embedder> E = Embedder::create(Opts.Kind, F, V, &Cache);
-  S.beginFunction(F);
+  // At the module level alone a function has no records of its own.
+  if (Opts.functionRecords())
+    S.beginFunction(F);
   EmbeddingRecord R;
   R.F = &F;
   R.Vector = Vec;
   R.FunctionInstructions = F.getInstructionCount();
   R.FunctionBlocks = F.size();
-  if (Opts.Functions) {
-    S.beginLevel(LevelKind::Function);
+  if (Opts.Functions || Sum) {
+    // First, as for the function level alone: the flow-aware cache fills
+    // in the same order.
     R.Level = LevelKind::Function;
     E->computeFunctionVector(Vec.data());
-    S.record(R);
+    ircommon::recordFunction(Opts, R, S, Sum);
   }
   if (Opts.BlockLabels && (Opts.Blocks || Opts.Instructions))
     numberBlocks(F);
@@ -178,6 +186,10 @@ void Walker::walkFunction(const Function &F, EmbeddingSink &S) {
 }
 
 unsigned Walker::walkModule(const Module &M, EmbeddingSink &S) {
+  std::optional<ircommon::ModuleSum> Sum;
+  if (Opts.Module)
+    Sum.emplace(V.dimension());
+  ircommon::ModuleSum *SumPtr = Sum ? &*Sum : nullptr;
   unsigned Matched = 0;
   for (const Function &F : M) {
     if (!Opts.FunctionName.empty()) {
@@ -188,14 +200,16 @@ unsigned Walker::walkModule(const Module &M, EmbeddingSink &S) {
         S.skippedDeclaration(F);
         continue;
       }
-      walkFunction(F, S);
+      walkFunction(F, S, SumPtr);
       continue;
     }
     if (F.isDeclaration() && !Opts.Declarations)
       continue;
     ++Matched;
-    walkFunction(F, S);
+    walkFunction(F, S, SumPtr);
   }
+  if (Sum)
+    Sum->emit(S);
   return Matched;
 }
 

@@ -11,6 +11,8 @@
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
 
+#include <cassert>
+
 using namespace llvm;
 
 namespace irtk::ircommon {
@@ -19,6 +21,7 @@ void WalkOptions::selectLevel(LevelKind L) {
   Functions = L == LevelKind::Function;
   Blocks = L == LevelKind::BasicBlock;
   Instructions = L == LevelKind::Instruction;
+  Module = L == LevelKind::Module;
 }
 
 WalkOptions OutputOptions::walkOptions() const {
@@ -31,11 +34,39 @@ WalkOptions OutputOptions::walkOptions() const {
 
 EmbeddingSink::~EmbeddingSink() = default;
 
+void ModuleSum::add(const EmbeddingRecord &R) {
+  assert(R.Vector.size() == Sum.size() && "dimension mismatch");
+  for (size_t I = 0; I < Sum.size(); ++I)
+    Sum[I] += R.Vector[I];
+  Instructions += R.FunctionInstructions;
+  Blocks += R.FunctionBlocks;
+}
+
+void ModuleSum::emit(EmbeddingSink &S) const {
+  EmbeddingRecord R;
+  R.Level = LevelKind::Module;
+  R.Vector = Sum;
+  R.FunctionInstructions = Instructions;
+  R.FunctionBlocks = Blocks;
+  S.beginLevel(LevelKind::Module);
+  S.record(R);
+}
+
+void recordFunction(const WalkOptions &Opts, const EmbeddingRecord &R,
+                    EmbeddingSink &S, ModuleSum *Sum) {
+  if (Sum)
+    Sum->add(R);
+  if (Opts.Functions) {
+    S.beginLevel(LevelKind::Function);
+    S.record(R);
+  }
+}
+
 store::IndexRecord siteOf(const EmbeddingRecord &R, StringRef Module,
                           StringRef Demangled) {
   store::IndexRecord Site = store::makeIndexRecord(
-      R.Level, Module, R.F->getName(), Demangled, R.BlockName, R.BlockIndex,
-      R.InstIndex, R.InstText.ltrim(' '));
+      R.Level, Module, R.F ? R.F->getName() : "", R.F ? Demangled : "",
+      R.BlockName, R.BlockIndex, R.InstIndex, R.InstText.ltrim(' '));
   Site.Instructions = R.FunctionInstructions;
   Site.Blocks = R.FunctionBlocks;
   return Site;

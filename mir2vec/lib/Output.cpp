@@ -94,10 +94,12 @@ static StringRef blockLabel(const MachineBasicBlock &MBB,
 /// module, metadata included, for every instruction (quadratic); its
 /// numbering is the module's whatever function is printed, so one tracker
 /// for a walk prints the same text.
+/// \p Sum, when given, gets the function vector (the module level).
 static void walkFunction(const Function &F, const MachineFunction &MF,
                          const vocab::Vocabulary &V, const TargetLayout &L,
                          const WalkOptions &Opts, EmbeddingSink &S,
-                         std::optional<ModuleSlotTracker> &MST) {
+                         std::optional<ModuleSlotTracker> &MST,
+                         ircommon::ModuleSum *Sum) {
   std::vector<double> Vec(V.dimension());
   std::string Label;
   EmbeddingRecord R;
@@ -105,13 +107,14 @@ static void walkFunction(const Function &F, const MachineFunction &MF,
   R.Vector = Vec;
   R.FunctionInstructions = MF.getInstructionCount();
   R.FunctionBlocks = MF.size();
-  S.beginFunction(F);
+  // At the module level alone a function has no records of its own.
+  if (Opts.functionRecords())
+    S.beginFunction(F);
   Embedder E(MF, V, L);
-  if (Opts.Functions) {
-    S.beginLevel(LevelKind::Function);
+  if (Opts.Functions || Sum) {
     R.Level = LevelKind::Function;
     E.computeFunctionVector(Vec.data());
-    S.record(R);
+    ircommon::recordFunction(Opts, R, S, Sum);
   }
   if (Opts.Blocks) {
     S.beginLevel(LevelKind::BasicBlock);
@@ -163,26 +166,40 @@ unsigned walkModule(const MachineModule &MM, const vocab::Vocabulary &V,
                     const TargetLayout &L, const WalkOptions &Opts,
                     EmbeddingSink &S) {
   std::optional<ModuleSlotTracker> MST;
-  return forEachFunction(MM, Opts.FunctionName,
-                         [&](const Function &F, const MachineFunction *MF) {
-                           // As upstream: no machine function, no embedding.
-                           if (MF)
-                             walkFunction(F, *MF, V, L, Opts, S, MST);
-                         });
+  std::optional<ircommon::ModuleSum> Sum;
+  if (Opts.Module)
+    Sum.emplace(V.dimension());
+  unsigned Matched = forEachFunction(
+      MM, Opts.FunctionName, [&](const Function &F, const MachineFunction *MF) {
+        // As upstream: no machine function, no embedding.
+        if (MF)
+          walkFunction(F, *MF, V, L, Opts, S, MST, Sum ? &*Sum : nullptr);
+      });
+  if (Sum)
+    Sum->emit(S);
+  return Matched;
 }
 
 namespace {
-/// Upstream's text for `llvm-ir2vec embeddings --mode=mir`.
+/// Upstream's text for `llvm-ir2vec embeddings --mode=mir`, and irtk's
+/// module level in its shape: "MIR2Vec embeddings for module <module
+/// name>:", then "Module vector: " and the vector.
 class TextSink : public EmbeddingSink {
 public:
-  explicit TextSink(raw_ostream &OS) : OS(OS) {}
+  TextSink(raw_ostream &OS, StringRef ModuleName)
+      : OS(OS), ModuleName(ModuleName) {}
   void beginFunction(const Function &F) override {
     OS << "MIR2Vec embeddings for machine function " << F.getName() << ":\n";
   }
-  void beginLevel(LevelKind L) override { OS << levelHeading(L); }
+  void beginLevel(LevelKind L) override {
+    if (L == LevelKind::Module)
+      OS << "MIR2Vec embeddings for module " << ModuleName << ":\n";
+    OS << levelHeading(L);
+  }
   void record(const EmbeddingRecord &R) override {
     switch (R.Level) {
     case LevelKind::Function:
+    case LevelKind::Module:
       printVector(OS, R.Vector);
       return;
     case LevelKind::BasicBlock:
@@ -197,6 +214,7 @@ public:
 
 private:
   raw_ostream &OS;
+  StringRef ModuleName;
   CachedVectorPrinter VectorPrinter;
 };
 
@@ -209,7 +227,7 @@ unsigned writeEmbeddings(const MachineModule &MM, const vocab::Vocabulary &V,
     ircommon::SiteSink S(Opts.ModuleName, EmbeddingKindName, OS);
     return walkModule(MM, V, L, Opts.walkOptions(), S);
   }
-  TextSink S(OS);
+  TextSink S(OS, Opts.ModuleName);
   return walkModule(MM, V, L, Opts.walkOptions(), S);
 }
 
@@ -221,10 +239,10 @@ void writeFunctionEmbeddings(const MachineFunction &MF,
   const Function &F = MF.getFunction();
   if (Opts.Format == ircommon::OutputFormatKind::JSONL) {
     ircommon::SiteSink S(Opts.ModuleName, EmbeddingKindName, OS);
-    walkFunction(F, MF, V, L, Opts.walkOptions(), S, MST);
+    walkFunction(F, MF, V, L, Opts.walkOptions(), S, MST, nullptr);
   } else {
-    TextSink S(OS);
-    walkFunction(F, MF, V, L, Opts.walkOptions(), S, MST);
+    TextSink S(OS, Opts.ModuleName);
+    walkFunction(F, MF, V, L, Opts.walkOptions(), S, MST, nullptr);
   }
 }
 
@@ -268,7 +286,7 @@ Expected<StoreSettings> readStoreSettings(const store::StoreInfo &Info,
   StoreSettings S;
   std::optional<LevelKind> Level = parseLevel(Info.Level);
   if (!Level)
-    return Fail("\"level\" is not func, bb or inst");
+    return Fail("\"level\" is not " + support::levelNames());
   S.Level = *Level;
   std::optional<double> Opc = Info.weight("opcode"),
                         Common = Info.weight("common_operand"),

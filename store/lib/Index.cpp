@@ -47,7 +47,8 @@ IndexRecord makeIndexRecord(support::LevelKind L, StringRef Module,
   R.Function = Function.str();
   R.Demangled = Demangled.str();
   R.Level = support::levelName(L).str();
-  if (L != support::LevelKind::Function) {
+  if (L == support::LevelKind::BasicBlock ||
+      L == support::LevelKind::Instruction) {
     R.Block = Block.str();
     R.BlockIndex = BlockIndex;
   }
@@ -252,13 +253,35 @@ void IndexFile::forEachLineWith(
 /// At most this many candidates are listed when a name is ambiguous.
 static constexpr size_t MaxCandidatesShown = 10;
 
-Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name,
-                                                        StringRef Where) const {
-  std::vector<uint64_t> Exact, Qualified;
-  // The symbols whose qualified name is Name, with a demangled name each.
-  std::vector<std::pair<std::string, std::string>> Symbols;
+/// "<What> '<Name>' matches N <What>s in <Where>: 'a', 'b' and K more;
+/// <Hint>", \p Candidates being what the name matches, as shown.
+static Error ambiguousName(StringRef What, StringRef Name,
+                           ArrayRef<std::string> Candidates, StringRef Where,
+                           StringRef Hint) {
+  std::string Msg;
+  raw_string_ostream M(Msg);
+  M << What << " '" << Name << "' matches " << Candidates.size() << ' ' << What
+    << "s in " << Where << ": ";
+  for (size_t I = 0; I < Candidates.size() && I < MaxCandidatesShown; ++I)
+    M << (I ? ", '" : "'") << Candidates[I] << '\'';
+  if (Candidates.size() > MaxCandidatesShown)
+    M << " and " << Candidates.size() - MaxCandidatesShown << " more";
+  M << "; " << Hint;
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+/// \p S as a JSON string, quotes included: how it stands in an index line.
+static std::string quotedJSON(StringRef S) {
+  std::string Quoted;
+  raw_string_ostream OS(Quoted);
+  support::printJSONString(OS, S);
+  return Quoted;
+}
+
+Error IndexFile::forEachRecordWith(
+    StringRef Needle, function_ref<void(const IndexRecord &)> Fn) const {
   Error Err = Error::success();
-  auto Visit = [&](bool ByQualifiedName, const Part &P, uint64_t Local) {
+  forEachLineWith(Needle, [&](const Part &P, uint64_t Local) {
     if (Err)
       return;
     Expected<IndexRecord> R = record(P.FirstRow + Local);
@@ -266,47 +289,78 @@ Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name,
       Err = R.takeError();
       return;
     }
-    if (!ByQualifiedName) {
-      if (R->Function == Name || R->Demangled == Name)
-        Exact.push_back(R->Row);
-      return;
-    }
-    if (qualifiedFunctionName(R->Function) != Name)
-      return;
-    Qualified.push_back(R->Row);
-    if (llvm::none_of(Symbols,
-                      [&](const auto &S) { return S.first == R->Function; }))
-      Symbols.emplace_back(R->Function, R->Demangled);
-  };
-  std::string Needle;
-  raw_string_ostream NS(Needle);
-  support::printJSONString(NS, Name);
-  forEachLineWith(
-      Needle, [&](const Part &P, uint64_t Local) { Visit(false, P, Local); });
-  if (Err)
-    return std::move(Err);
+    Fn(*R);
+  });
+  return Err;
+}
+
+Expected<std::vector<uint64_t>> IndexFile::findFunction(StringRef Name,
+                                                        StringRef Where) const {
+  std::vector<uint64_t> Exact, Qualified;
+  // The symbols whose qualified name is Name, with a demangled name each.
+  std::vector<std::pair<std::string, std::string>> Symbols;
+  std::string Needle = quotedJSON(Name);
+  if (Error E = forEachRecordWith(Needle, [&](const IndexRecord &R) {
+        if (R.Function == Name || R.Demangled == Name)
+          Exact.push_back(R.Row);
+      }))
+    return std::move(E);
   if (!Exact.empty())
     return Exact;
   // A demangled name holds the qualified name followed by its parameters.
   Needle.pop_back();
   Needle.erase(0, 1);
   Needle += '(';
-  forEachLineWith(
-      Needle, [&](const Part &P, uint64_t Local) { Visit(true, P, Local); });
-  if (Err)
-    return std::move(Err);
+  if (Error E = forEachRecordWith(Needle, [&](const IndexRecord &R) {
+        if (qualifiedFunctionName(R.Function) != Name)
+          return;
+        Qualified.push_back(R.Row);
+        if (llvm::none_of(Symbols,
+                          [&](const auto &S) { return S.first == R.Function; }))
+          Symbols.emplace_back(R.Function, R.Demangled);
+      }))
+    return std::move(E);
   if (Symbols.size() <= 1)
     return Qualified;
-  std::string Msg;
-  raw_string_ostream M(Msg);
-  M << "function '" << Name << "' matches " << Symbols.size()
-    << " functions in " << (Where.empty() ? StringRef(Path) : Where) << ": ";
-  for (size_t I = 0; I < Symbols.size() && I < MaxCandidatesShown; ++I)
-    M << (I ? ", '" : "'") << Symbols[I].second << '\'';
-  if (Symbols.size() > MaxCandidatesShown)
-    M << " and " << Symbols.size() - MaxCandidatesShown << " more";
-  M << "; name one by its full signature or symbol";
-  return createStringError(inconvertibleErrorCode(), Msg);
+  std::vector<std::string> Shown;
+  for (const auto &S : Symbols)
+    Shown.push_back(S.second);
+  return ambiguousName("function", Name, Shown,
+                       Where.empty() ? StringRef(Path) : Where,
+                       "name one by its full signature or symbol");
+}
+
+Expected<std::vector<uint64_t>> IndexFile::findModule(StringRef Name,
+                                                      StringRef Where) const {
+  std::vector<uint64_t> Exact, BySuffix;
+  // The modules whose path ends in "/<Name>", in row order.
+  std::vector<std::string> Modules;
+  std::string Needle = quotedJSON(Name);
+  if (Error E = forEachRecordWith(Needle, [&](const IndexRecord &R) {
+        if (R.Module == Name)
+          Exact.push_back(R.Row);
+      }))
+    return std::move(E);
+  if (!Exact.empty())
+    return Exact;
+  // A path that ends in the name: '/', the name, the closing quote.
+  Needle[0] = '/';
+  std::string Suffix = ("/" + Name).str();
+  if (Error E = forEachRecordWith(Needle, [&](const IndexRecord &R) {
+        if (!StringRef(R.Module).ends_with(Suffix))
+          return;
+        BySuffix.push_back(R.Row);
+        // A module's rows follow each other: the last one is usually it.
+        if (Modules.empty() || (Modules.back() != R.Module &&
+                                !llvm::is_contained(Modules, R.Module)))
+          Modules.push_back(R.Module);
+      }))
+    return std::move(E);
+  if (Modules.size() <= 1)
+    return BySuffix;
+  return ambiguousName("module", Name, Modules,
+                       Where.empty() ? StringRef(Path) : Where,
+                       "name one by a longer path");
 }
 
 } // namespace irtk::store

@@ -125,7 +125,7 @@ Expected<StoreInfo> parseStoreInfo(StringRef Text, StringRef Name) {
   }
   std::optional<StringRef> Level = O->getString("level");
   if (!Level || !support::parseLevel(*Level))
-    return storeError(Name, "\"level\" is not func, bb or inst");
+    return storeError(Name, "\"level\" is not " + support::levelNames());
   Info.Level = Level->str();
   std::optional<StringRef> Kind = O->getString("kind");
   if (!Kind || Kind->empty())

@@ -21,6 +21,8 @@ std::optional<LevelKind> parseLevel(StringRef S) {
     return LevelKind::BasicBlock;
   if (S == "func")
     return LevelKind::Function;
+  if (S == "module")
+    return LevelKind::Module;
   return std::nullopt;
 }
 
@@ -32,9 +34,13 @@ StringRef levelName(LevelKind L) {
     return "bb";
   case LevelKind::Function:
     return "func";
+  case LevelKind::Module:
+    return "module";
   }
   llvm_unreachable("unknown level");
 }
+
+StringRef levelNames() { return "inst, bb, func or module"; }
 
 StringRef levelHeading(LevelKind L) {
   switch (L) {
@@ -44,6 +50,8 @@ StringRef levelHeading(LevelKind L) {
     return "Basic block vectors:\n";
   case LevelKind::Instruction:
     return "Instruction vectors:\n";
+  case LevelKind::Module:
+    return "Module vector: ";
   }
   llvm_unreachable("unknown level");
 }

@@ -24,6 +24,12 @@ Then, for every multi-function file, our embedding of each function in the
 whole file must equal its embedding alone: the per-function register info
 is used. ``entities`` is compared once per target.
 
+The module level (irtk's; upstream has none): on each single-function file
+that upstream embeds, our ``--level=module`` vector must print as upstream's
+function vector; on each multi-function file, our module vector
+(``--format=jsonl``) must be the sum, in double and in module order, of our
+function vectors there, which are each function's alone.
+
 Last, in-process lowering: each LLVM IR input lowered by our llvm-ir2vec
 itself (``--stop-after``, no llc) must give the same triplets, block
 embeddings and instruction vectors as the .mir file llc wrote at that point
@@ -72,6 +78,14 @@ def run(cmd, timeout=120):
 
 def crashed(code):
     return code < 0 or code >= 128
+
+
+def vector_line(out, heading):
+    """The text after ``heading`` on its line of ``out`` (bytes), or None."""
+    for line in out.splitlines():
+        if line.startswith(heading):
+            return line[len(heading):]
+    return None
 
 
 def split_docs(text):
@@ -222,6 +236,16 @@ def main():
                 uc, uo, ue = run([str(upstream)] + full)
                 oc, oo, oe = run([str(args.ours)] + full)
                 what = f"{' '.join(cmd)} {single.name} ({name})"
+                if "--level=func" in cmd and uc == 0:
+                    module = [x if x != "--level=func" else "--level=module"
+                              for x in full]
+                    mc, mo, me = run([str(args.ours)] + module)
+                    if mc != 0 or vector_line(mo, b"Module vector: ") != \
+                            vector_line(uo, b"Function vector: "):
+                        bad.append(f"module vector is not upstream's function "
+                                   f"vector: {what}: {(mo + me)[:200]!r}")
+                    else:
+                        ok += 1
                 if crashed(oc):
                     bad.append(f"ours crashed: {what}: {oe.decode()[:200]}")
                 elif crashed(uc):
@@ -254,6 +278,21 @@ def main():
                 bad.append(f"ours failed on {mir.name}: {oe.decode()[:200]}")
                 return ok, bad, crashes
             whole = sections_by_function(oo.decode())
+            jsonl = [x for x in base if x != "--level=func"] + \
+                ["--format=jsonl", str(mir)]
+            fc, fo, _ = run([str(args.ours)] + jsonl + ["--level=func"])
+            mc, mo, me = run([str(args.ours)] + jsonl + ["--level=module"])
+            funcs = [json.loads(l)["embedding"] for l in fo.splitlines()]
+            total = [0.0] * (len(funcs[0]) if funcs else 0)
+            for f in funcs:
+                total = [a + b for a, b in zip(total, f)]
+            module = [json.loads(l) for l in mo.splitlines()]
+            if fc != 0 or mc != 0 or len(module) != 1 or \
+                    module[0]["embedding"] != total:
+                bad.append(f"module vector of {mir.name} is not the sum of "
+                           f"its function vectors: {(mo + me)[:200]!r}")
+            else:
+                ok += 1
             for name, single in singles.items():
                 sc, so, _ = run([str(args.ours)] + base + [str(single)])
                 alone = sections_by_function(so.decode()).get(name)

@@ -13,6 +13,12 @@ level, this compares
     the strictest comparison, affordable for every input and vocabulary;
   * the plugin's ``print<irtk-ir2vec>`` with upstream opt's ``print<ir2vec>``
     (stderr identical);
+  * our ``--level=module`` (irtk's; upstream has no module level) with the
+    sum of upstream's function vectors: in JSON lines, bit for bit with the
+    oracle's ``--level=func`` records added up in double in module order
+    (every vocabulary and kind, all inputs in one run); in text, within the
+    two printed decimals with upstream ``llvm-ir2vec --level=func``'s
+    printed vectors added up (vocabulary ``A``, every input);
 
 and, per input or globally, ``triplets``, ``entities``, ``embeddings
 --function`` for one defined function and one declaration,
@@ -243,6 +249,71 @@ def compare_jsonl(ours: Result, theirs: Result) -> Optional[str]:
     return first + f"\n    max abs diff over all records: {max_diff!r}"
 
 
+def sum_records(text: str, dim: int) -> list:
+    """The sum of the embeddings of JSON lines, from zero, in order, in
+    double; an element is None (JSON null: not finite) when any addend's
+    is, or when the sum is not finite, as our writer prints it."""
+    total = [0.0] * dim
+    for line in text.splitlines():
+        for j, x in enumerate(json.loads(line)["embedding"]):
+            if total[j] is not None:
+                total[j] = None if x is None else total[j] + x
+    return [None if x is None or not math.isfinite(x) else x for x in total]
+
+
+def compare_module_sum(ours: Result, theirs: Result) -> Optional[str]:
+    """Our one --level=module JSON line against the sum of the oracle's
+    --level=func lines, bit for bit."""
+    d = status_diff(ours, theirs)
+    if d:
+        return d
+    lines = ours.out.splitlines()
+    if len(lines) != 1:
+        return f"ours printed {len(lines)} lines, not one module record"
+    r = json.loads(lines[0])
+    if (r["level"], r["function"], r["demangled"]) != ("module", "", ""):
+        return f"not a module record: {lines[0][:200]!r}"
+    expected = sum_records(theirs.out, len(r["embedding"]))
+    for j, (u, v) in enumerate(zip(r["embedding"], expected)):
+        if float_bits(u) != float_bits(v):
+            return (f"element {j}: ours {u!r}, the sum of the oracle's "
+                    f"function vectors {v!r}")
+    return None
+
+
+VECTOR_RE = re.compile(r"^ \[((?: +[-+0-9.a-z]+)*) *\]$")
+
+
+def printed_vectors(text: str) -> list:
+    """The vectors of llvm-ir2vec's text (lines " [ 1.00  2.00 ]")."""
+    return [[float(x) for x in m.group(1).split()]
+            for m in map(VECTOR_RE.match, text.splitlines()) if m]
+
+
+def compare_module_text(ours: Result, theirs: Result) -> Optional[str]:
+    """Our --level=module text ("Module: <input>", then its vector) against
+    the sum of upstream's printed --level=func vectors: each element within
+    half a unit of the second decimal per printed vector, ours and upstream's,
+    and the rounding of the sum."""
+    d = status_diff(ours, theirs)
+    if d:
+        return d
+    mine, funcs = printed_vectors(ours.out), printed_vectors(theirs.out)
+    if len(mine) != 1 or not ours.out.startswith("Module: "):
+        return f"ours is not one module record: {ours.out[:200]!r}"
+    [m] = mine
+    total = [sum(col) for col in zip(*funcs)] if funcs else [0.0] * len(m)
+    slack = 0.005 * (len(funcs) + 1) + 1e-9
+    for j, (u, v) in enumerate(zip(m, total)):
+        if not (math.isfinite(u) and math.isfinite(v)):
+            if u != v and not (math.isnan(u) and math.isnan(v)):
+                return f"element {j}: ours {u!r}, upstream's sum {v!r}"
+        elif abs(u - v) > slack + abs(v) * 1e-12:
+            return (f"element {j}: ours {u!r}, the sum of upstream's {len(funcs)}"
+                    f" printed function vectors {v!r} (slack {slack:g})")
+    return None
+
+
 # --------------------------------------------------------------------------
 # Jobs: each runs some commands and returns one Outcome per comparison.
 
@@ -298,7 +369,8 @@ def records_by_module(text: str) -> dict:
 
 @dataclass
 class JsonlBatch:
-    """Our --format=jsonl against the oracle's, all inputs in one run each.
+    """Our --format=jsonl against the oracle's, all inputs in one run each,
+    by `compare` (record for record, or compare_module_sum).
 
     Yields one outcome per input. If either run fails as a whole, every input
     is run again on its own so that the failure is pinned on its input."""
@@ -306,6 +378,7 @@ class JsonlBatch:
     inputs: List["Input"]
     ours: List[str]
     oracle: List[str]
+    compare: Callable[[Result, Result], Optional[str]] = compare_jsonl
 
     def __call__(self) -> List[Outcome]:
         files = [str(i.path) for i in self.inputs]
@@ -315,14 +388,16 @@ class JsonlBatch:
             for f, inp in zip(files, self.inputs):
                 oi, ti = run(self.ours + [f]), run(self.oracle + [f])
                 outcomes.append(Outcome(f"{inp.name}: {self.label}",
-                                        compare_jsonl(oi, ti), oi, ti))
+                                        self.compare(oi, ti), oi, ti))
             return outcomes
         ours, theirs = records_by_module(o.out), records_by_module(t.out)
         outcomes = []
         for f, inp in zip(files, self.inputs):
             oi = Result(self.ours + [f], 0, ours.get(f, ""), o.err)
             ti = Result(self.oracle + [f], 0, theirs.get(f, ""), t.err)
-            diff = None if oi.out == ti.out else compare_jsonl(oi, ti)
+            # Identical records agree (not so for a module's sum).
+            same = oi.out == ti.out and self.compare is compare_jsonl
+            diff = None if same else self.compare(oi, ti)
             outcomes.append(Outcome(f"{inp.name}: {self.label}", diff, oi, ti))
         return outcomes
 
@@ -654,6 +729,16 @@ def build_jobs(a, inputs: List[Input], vocabs: List[Vocab],
                     [oracle, f"--kind={kind}", f"--level={level}",
                      *v.oracle_flags()]))
 
+    # The module level: the sum of upstream's function vectors, bit for bit.
+    for v in vocabs:
+        for kind in KINDS:
+            jobs.append(JsonlBatch(
+                f"{v.name} {kind} module = sum of func", inputs,
+                [ours, "embeddings", f"--ir2vec-kind={kind}", "--level=module",
+                 "--format=jsonl", *v.ours_flags()],
+                [oracle, f"--kind={kind}", "--level=func", *v.oracle_flags()],
+                compare_module_sum))
+
     add("entities", [ours, "entities"], [up, "entities"], compare_stdout)
 
     # Text and opt: vocabulary A everywhere, one of the others in turn.
@@ -673,6 +758,13 @@ def build_jobs(a, inputs: List[Input], vocabs: List[Vocab],
                     add(f"{tag}: {v.name} {kind} {level} text",
                         [ours, *emb, *v.ours_flags(), f],
                         [up, *emb, *v.upstream_flags(), f], compare_stdout)
+                if v is vocabs[0]:
+                    add(f"{tag}: {v.name} {kind} module text = sum of func",
+                        [ours, "embeddings", f"--ir2vec-kind={kind}",
+                         "--level=module", *v.ours_flags(), f],
+                        [up, "embeddings", f"--ir2vec-kind={kind}",
+                         "--level=func", *v.upstream_flags(), f],
+                        compare_module_text)
                 add(f"{tag}: {v.name} {kind} print<ir2vec>",
                     [opt, "-disable-output", f"-load-pass-plugin={plugin}",
                      "-passes=print<irtk-ir2vec>", f"-irtk-kind={kind}",

@@ -21,11 +21,13 @@ second counts them (ids in common.py). test/Inputs/cfg.ll:
          dead: ret i32 7       Ret + VoidTy + Constant          [151, 3]
   @ext:  a declaration.
 
-f's vector leaves out the unreachable block: [1169, 19]. Flow-aware, an
+f's vector leaves out the unreachable block: [1169, 19]. The module's
+(getProgramVector, level "module") is add + f = [1573, 26]. Flow-aware, an
 operand defined by an instruction the embedder has already embedded adds that
 instruction's vector instead of Variable: `ret i32 %p` becomes Ret + VoidTy +
 phi = [363, 6]; the phi comes before %q in both layout and DFS order, so it
-keeps Variable. Hence a = [657, 10] and f = [1380, 22].
+keeps Variable. Hence a = [657, 10] and f = [1380, 22], and the module
+[573 + 1380, 10 + 22] = [1953, 32].
 """
 
 import concurrent.futures
@@ -116,12 +118,35 @@ class Symbolic(unittest.TestCase):
         self.assertEqual(self.tool.filename, CFG)
         self.assertEqual(self.tool.mode, ir2vec.IR2VecKind.Symbolic)
 
+    def test_program_vector_sums_the_defined_functions(self):
+        # IITH IR2Vec's name, as a method and as its module function.
+        self.assertEqual(as_list(self.tool.getProgramVector()), [1573.0, 26.0])
+        self.assertEqual(as_list(ir2vec.getProgramVector(self.tool)), [1573.0, 26.0])
+        self.assertEqual(self.tool.getProgramVector().dtype, numpy.float64)
+
+    def test_program_vector_of_declarations_only_is_zero(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".ll", delete=False) as f:
+            f.write("declare void @ext()\n")
+        try:
+            tool = ir2vec.initEmbedding(filename=f.name, mode="sym", vocab=unit_vocab())
+            self.assertEqual(as_list(tool.getProgramVector()), [0.0, 0.0])
+        finally:
+            os.unlink(f.name)
+
+    def test_get_program_vector_takes_a_tool(self):
+        with self.assertRaisesRegex(TypeError, r"^getProgramVector takes an "
+                                    r"ir2vec\.IR2VecTool or MIR2VecTool .*, not str$"):
+            ir2vec.getProgramVector(CFG)
+
 
 class FlowAware(unittest.TestCase):
     def setUp(self):
         self.tool = ir2vec.initEmbedding(
             filename=CFG, mode=ir2vec.IR2VecKind.FlowAware, vocab=unit_vocab()
         )
+
+    def test_program_vector(self):
+        self.assertEqual(as_list(self.tool.getProgramVector()), [1953.0, 32.0])
 
     def test_function(self):
         self.assertEqual(as_list(self.tool.getFuncEmbMap()["f"]), [1380.0, 22.0])
@@ -322,6 +347,19 @@ class EmbedFiles(unittest.TestCase):
         self.assertEqual([k for k, _ in r["embeddings"]["add"]], ["%0"])
         [r] = ir2vec.embedFiles([CFG], "fa", v, level="inst")
         self.assertEqual([(k, as_list(x)) for k, x in r["embeddings"]["f"]], list(FA_INSTS_F.items()))
+
+    def test_module_level_is_one_vector_per_file(self):
+        v = unit_vocab()
+        # mangled.ll: _Z3addii [404, 7] + _Z3addff (ret i32 0) [151, 3].
+        results = ir2vec.embedFiles([CFG, "/nonexistent/x.ll", MANGLED], "sym", v,
+                                    level="module", threads=2)
+        self.assertEqual([as_list(r["embeddings"]) if r["error"] is None else None
+                          for r in results],
+                         [[1573.0, 26.0], None, [555.0, 10.0]])
+        [r] = ir2vec.embedFiles([CFG], "fa", v, level="module")
+        self.assertEqual(as_list(r["embeddings"]), [1953.0, 32.0])
+        [r] = list(ir2vec.embedFilesIter([CFG], "sym", v, level="module"))
+        self.assertEqual(as_list(r["embeddings"]), [1573.0, 26.0])
 
     def test_lists_keep_what_dicts_collapse(self):
         # Two identical instructions: one dict entry, two list entries.

@@ -11,7 +11,10 @@ round-trip numbers) exactly, keys and order included:
   getBBEmbMap(f)         vs --level=bb,   every block of f (an unnamed
                                           block's key is %N, the CLI's "")
   getInstEmbMap(f)       vs --level=inst, instructions of f as a dict
-  embedFiles(level=...)  vs all three, every row (lists, nothing collapsed;
+  getProgramVector()     vs --level=module, and the sum in double, in
+                                          module order, of --level=func's
+                                          vectors
+  embedFiles(level=...)  vs all four, every row (lists, nothing collapsed;
                                           blocks keyed as getBBEmbMap)
 
 The CLI is itself checked against upstream LLVM 22 bit for bit by
@@ -160,8 +163,9 @@ class AgainstCLI(unittest.TestCase):
                 func = cli(path, weights, kind_name, "func")
                 bb = cli(path, weights, kind_name, "bb")
                 inst = cli(path, weights, kind_name, "inst")
+                module = cli(path, weights, kind_name, "module")
                 files = {lvl: ir2vec.embedFiles(INPUTS, kind, vocab, level=lvl, threads=2)
-                         for lvl in ("func", "bb", "inst")}
+                         for lvl in ("func", "bb", "inst", "module")}
                 for i, name in enumerate(INPUTS):
                     with self.subTest(vocab=label, kind=kind_name, input=name):
                         tool = ir2vec.initEmbedding(filename=name, mode=kind, vocab=vocab)
@@ -186,7 +190,18 @@ class AgainstCLI(unittest.TestCase):
                                    for f, pairs in r["embeddings"].items()}
                             self.assertEqual(got, dict(expect))
                         self.assertEqual(items(files["func"][i]["embeddings"]), expect_func)
+                        # The module: one record, the sum of the function
+                        # vectors from zero in module order.
+                        [expect_module] = [r["embedding"] for r in module[name]]
+                        total = [0.0] * len(expect_module)
+                        for _, vector in expect_func:
+                            total = [a + b for a, b in zip(total, vector)]
+                        self.assertEqual(expect_module, total)
+                        self.assertEqual(as_list(tool.getProgramVector()), expect_module)
+                        self.assertEqual(as_list(files["module"][i]["embeddings"]), expect_module)
+                        checked["modules"] += 1
         self.assertGreater(checked["functions"], 100)
+        self.assertGreater(checked["modules"], 20)
 
 
 if __name__ == "__main__":

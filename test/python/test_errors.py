@@ -287,7 +287,7 @@ class EmbedFilesErrors(unittest.TestCase):
         self.vocab = ir2vec.loadVocab(IDS2D)
 
     def test_level(self):
-        with self.assertRaisesRegex(ValueError, "^Invalid level 'foo'. Use 'func', 'bb' or 'inst'$"):
+        with self.assertRaisesRegex(ValueError, "^Invalid level 'foo'. Use 'func', 'bb', 'inst' or 'module'$"):
             ir2vec.embedFiles([CFG], vocab=self.vocab, level="foo")
 
     def test_threads(self):

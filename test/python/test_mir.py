@@ -15,12 +15,14 @@ import re
 import subprocess
 import sys
 import unittest
+import warnings
 
 import ir2vec
 from common import SHARED_INPUTS, as_list, env_path
 
 MIR_SIMPLE = str(SHARED_INPUTS / "mir-simple.mir")
 MIR_CLASSLESS = str(SHARED_INPUTS / "mir-classless.mir")
+MIR_TWO = str(SHARED_INPUTS / "mir-two.mir")
 MIR_DIM2 = str(SHARED_INPUTS / "mir-dim2.json")
 LOWER_LL = str(SHARED_INPUTS / "lower.ll")
 CFG_LL = str(SHARED_INPUTS / "cfg.ll")
@@ -118,6 +120,27 @@ class MIREmbeddingTest(unittest.TestCase):
     def test_instruction_vectors_are_the_clis(self):
         self.check_level("inst", "inst", "getInstEmbMap")
 
+    def test_program_vector_is_the_clis_module_and_the_sum(self):
+        for name, tool, cli in tools():
+            with self.subTest(name):
+                [module] = cli_records("module", cli)
+                self.assertEqual(as_list(tool.getProgramVector()),
+                                 module["embedding"])
+                # The function vectors added in module order, in double.
+                total = None
+                for r in cli_records("func", cli):
+                    total = r["embedding"] if total is None else \
+                        [a + b for a, b in zip(total, r["embedding"])]
+                self.assertEqual(as_list(ir2vec.getProgramVector(tool)), total)
+
+    def test_program_vector_by_hand(self):
+        # mir-two.mir with mir-dim2.json: f [111, 602] + g [100, 102]; h
+        # has no machine function (llvm-ir2vec/mir-embeddings-module.test).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            tool = ir2vec.initMIREmbedding(MIR_TWO, vocabPath=MIR_DIM2)
+        self.assertEqual(as_list(tool.getProgramVector()), [211.0, 704.0])
+
     def test_default_vocabulary_is_the_bundled_x86_64_one(self):
         a = ir2vec.initMIREmbedding(MIR_SIMPLE)
         b = ir2vec.MIR2VecTool(
@@ -201,6 +224,14 @@ class EmbedMIRFilesTest(unittest.TestCase):
     def test_instructions_are_the_clis(self):
         self.check_level("inst", lambda k: k, "inst")
 
+    def test_modules_are_the_clis(self):
+        results = ir2vec.embedMIRFiles(FILES, level="module", threads=2)
+        expected = {r["module"]: r["embedding"]
+                    for r in cli_records("module", FILES)}
+        self.assertEqual({r["filename"]: as_list(r["embeddings"])
+                          for r in results}, expected)
+        self.assertEqual(len(expected), len(FILES))
+
     def test_block_keys_are_getBBEmbMaps(self):
         [r] = ir2vec.embedMIRFiles([UNNAMED_LL], level="bb", optLevel=0)
         tool = ir2vec.initMIREmbedding(UNNAMED_LL, optLevel=0)
@@ -226,7 +257,7 @@ class EmbedMIRFilesTest(unittest.TestCase):
 
     def test_invalid_level(self):
         with self.assertRaisesRegex(
-                ValueError, r"^Invalid level 'x'\. Use 'func', 'bb' or 'inst'$"):
+                ValueError, r"^Invalid level 'x'\. Use 'func', 'bb', 'inst' or 'module'$"):
             ir2vec.embedMIRFiles([MIR_SIMPLE], level="x")
 
     def test_run_without_vocabulary(self):

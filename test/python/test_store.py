@@ -74,6 +74,70 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(s.rows(function="sum"), [0])
         self.assertEqual(s.rows(module=LOWER_LL), [0, 1])
 
+    def test_module_stores(self):
+        s = self.check_against_jsonl(["--level=module", LOWER_LL, CFG_LL],
+                                     "symbolic")
+        self.assertEqual(s.level, "module")
+        self.assertEqual([(r["module"], r["function"]) for r in s.records],
+                         [(LOWER_LL, ""), (CFG_LL, "")])
+        s = self.check_against_jsonl(
+            ["--mode=mir", "--level=module", "--mtriple=x86_64-unknown-linux-gnu",
+             f"--mir2vec-vocab-path={MIR_VOCAB}", LOWER_LL, CFG_LL],
+            "mir2vec-symbolic")
+        self.assertEqual(s.level, "module")
+
+    def test_write_store_at_the_module_level(self):
+        # The Python writer (ir2vec.distributed's) writes llvm-ir2vec's rows.
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        llvm_ir2vec("embeddings", "--format=npy", "--level=module", "-o", a,
+                    f"--vocab={IDS2D}", CFG_LL, LOWER_LL)
+        ir2vec._ir2vec.writeStore([CFG_LL, LOWER_LL], b, "sym",
+                                  ir2vec.loadVocab(IDS2D), level="module")
+        sa, sb = ir2vec.loadStore(a), ir2vec.loadStore(b)
+        self.assertEqual(sb.level, "module")
+        numpy.testing.assert_array_equal(sa.vectors, sb.vectors)
+        self.assertEqual(sa.records, sb.records)
+
+    def test_module_queries_are_irtk_similaritys(self):
+        # Two copies of cfg.ll's name in other directories make "cfg.ll"
+        # ambiguous; Store.moduleRows and topk(module=...) answer as
+        # irtk-similarity topk --module does.
+        for d, src in (("a", CFG_LL), ("b", LOWER_LL)):
+            os.mkdir(os.path.join(self.tmp, d))
+            shutil.copy(src, os.path.join(self.tmp, d, "cfg.ll"))
+        a, b = (os.path.join(self.tmp, d, "cfg.ll") for d in "ab")
+        store = os.path.join(self.tmp, "s")
+        llvm_ir2vec("embeddings", "--format=npy", "--level=module", "-o", store,
+                    f"--vocab={IDS2D}", CFG_LL, LOWER_LL, a, b)
+        s = ir2vec.loadStore(store)
+        self.assertEqual(s.moduleRows(CFG_LL), [0])
+        self.assertEqual(s.moduleRows("a/cfg.ll"), [2])
+        self.assertEqual(s.moduleRows("lower.ll"), [1])
+        self.assertEqual(s.moduleRows("c/cfg.ll"), [])
+        sim = env_path("IRTK_SIMILARITY")
+        p = subprocess.run([sim, "topk", "--store", store, "--module", "cfg.ll"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1)
+        with self.assertRaises(ir2vec.StoreError) as e:
+            s.moduleRows("cfg.ll")
+        self.assertEqual(p.stderr, f"irtk-similarity: error: {e.exception}\n")
+        for name in ("lower.ll", "b/cfg.ll"):
+            with self.subTest(name):
+                out = subprocess.run([sim, "topk", "--store", store, "--module",
+                                      name, "-k", "3", "--format", "json"],
+                                     capture_output=True, text=True, check=True)
+                [res] = json.loads(out.stdout)["results"]
+                [(query, found)] = s.topk(module=name, k=3)
+                self.assertEqual(query, res["query"]["row"])
+                self.assertEqual([r for r, _ in found],
+                                 [n["row"] for n in res["neighbors"]])
+        with self.assertRaisesRegex(ir2vec.StoreError,
+                                    r"^module 'none\.ll' not found in store"):
+            s.topk(module="none.ll")
+        with self.assertRaisesRegex(ValueError, "exactly one of function, "
+                                    "module and row"):
+            s.topk(module="lower.ll", row=0)
+
     def test_sharded_store(self):
         # Two shards written by llvm-ir2vec and a manifest listing them read
         # as the store of both inputs, rows renumbered; bad manifests are

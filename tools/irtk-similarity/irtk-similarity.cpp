@@ -7,8 +7,9 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// irtk-similarity topk   top-k nearest rows of a store to a stored function,
-///                        a row, or the functions of IR files
+/// irtk-similarity topk   top-k nearest rows of a store to a stored function
+///                        or module, a row, or the functions (or modules)
+///                        of IR files
 /// irtk-similarity pairs  all pairs of rows within a threshold (clone
 ///                        candidates)
 /// irtk-similarity index  an approximate index of a store (ApproxIndex.h),
@@ -58,7 +59,8 @@ static constexpr const char *ToolName = "irtk-similarity";
 
 static const char *const Usage =
     "USAGE: irtk-similarity topk --store <dir> [--against <dir>]\n"
-    "           (--function <name> | --row <n> | --ir <file.ll|file.bc> ...)\n"
+    "           (--function <name> | --module <path> | --row <n> |\n"
+    "            --ir <file.ll|file.bc> ...)\n"
     "           [--vocab <file>] [-k <n>] [--metric cosine|euclidean]\n"
     "           [--format text|json] [-o <file>] [-j <n>]\n"
     "           [--progress auto|always|never]\n"
@@ -75,11 +77,11 @@ static const char *const Usage =
     "<file>]\n"
     "           [-j <n>] [--progress auto|always|never]\n\n"
     "topk   the k rows nearest to each query, best first: the rows of\n"
-    "       --function (symbol or demangled name) or --row in --store, "
-    "searched\n"
-    "       in --against or else in --store (leaving the query row out), or\n"
-    "       the functions of --ir files, embedded as --store was and searched\n"
-    "       in it\n"
+    "       --function (symbol or demangled name), --module (its path, or the\n"
+    "       end of it) or --row in --store, searched in --against or else in\n"
+    "       --store (leaving the query row out), or the functions (modules,\n"
+    "       in a module-level store) of --ir files, embedded as --store was\n"
+    "       and searched in it\n"
     "pairs  every pair of a row of --store and a row of --against (or two\n"
     "       rows of --store) with cosine >= threshold or distance <=\n"
     "       threshold, best first\n"
@@ -93,7 +95,7 @@ enum class CommandKind { TopK, Pairs, Index };
 
 struct Options {
   CommandKind Command = CommandKind::TopK;
-  std::string Store, Against, Function, Vocab, Output = "-";
+  std::string Store, Against, Function, Module, Vocab, Output = "-";
   std::optional<uint64_t> Row;
   std::vector<std::string> IRFiles;
   unsigned K = 10;
@@ -165,8 +167,12 @@ static void writeNumber(raw_ostream &OS, double X) {
 }
 
 /// "add(int, int) (m.ll)", with the block and instruction for bb and inst
-/// rows.
+/// rows; "module m.ll" for a module row.
 static void describe(raw_ostream &OS, const IndexRecord &R) {
+  if (R.Level == irtk::support::levelName(irtk::support::LevelKind::Module)) {
+    OS << "module " << R.Module;
+    return;
+  }
   OS << R.Demangled;
   if (R.BlockIndex) {
     OS << " block ";
@@ -240,7 +246,7 @@ static Error checkSameDimension(const Store &A, const Store &B) {
                     B.path() + " has " + Twine(B.dimension()));
 }
 
-/// Queries from rows of \p S (--row, --function).
+/// Queries from rows of \p S (--row, --function, --module).
 static Expected<QuerySet> storeQueries(const Options &O, const Store &S,
                                        bool ExcludeSelf) {
   std::vector<uint64_t> Rows;
@@ -250,13 +256,17 @@ static Expected<QuerySet> storeQueries(const Options &O, const Store &S,
                         S.path() + " has " + Twine(S.size()) + " rows");
     Rows.push_back(*O.Row);
   } else {
+    bool ByModule = !O.Module.empty();
+    std::string Where = ("store " + S.path()).str();
     Expected<std::vector<uint64_t>> Found =
-        S.index().findFunction(O.Function, ("store " + S.path()).str());
+        ByModule ? S.index().findModule(O.Module, Where)
+                 : S.index().findFunction(O.Function, Where);
     if (!Found)
       return Found.takeError();
     if (Found->empty())
-      return inputError("function '" + O.Function + "' not found in store " +
-                        S.path());
+      return inputError(Twine(ByModule ? "module '" : "function '") +
+                        (ByModule ? O.Module : O.Function) + "' not found in " +
+                        Where);
     Rows = std::move(*Found);
   }
   QuerySet Q;
@@ -693,6 +703,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
     ("store", Text(), "Store directory (llvm-ir2vec embeddings --format=npy)")
     ("against", Text(), "Search this store instead (same dimension)")
     ("function", Text(), "topk: query the rows of this function (symbol, demangled name, or qualified name without parameters)")
+    ("module", Text(), "topk: query the rows of this module (its path as recorded, or the end of it)")
     ("row", Text(), "topk: query this row of --store")
     ("ir", po::value<std::vector<std::string>>(&O.IRFiles), "topk: query the functions of this IR file (repeatable)")
     ("vocab", Text(), "topk --ir: vocabulary (default: the store's)")
@@ -769,8 +780,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
       !Msg.empty())
     return usageError(Msg);
 
-  const char *TopKOnly[] = {"function", "row",    "vocab", "k",
-                            "index",    "nprobe", "ef",    "rerank"};
+  const char *TopKOnly[] = {"function", "module", "row", "vocab", "k",
+                            "index",    "nprobe", "ef",  "rerank"};
   for (auto [Key, Slot] :
        {std::pair{"min-instructions", &O.Sizes.MinInstructions},
         {"min-blocks", &O.Sizes.MinBlocks}})
@@ -856,11 +867,13 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   } else {
     if (Get("threshold"))
       return usageError("--threshold applies to pairs only");
-    unsigned Sources = Get("function").has_value() + Get("row").has_value() +
-                       !O.IRFiles.empty();
+    unsigned Sources = Get("function").has_value() + Get("module").has_value() +
+                       Get("row").has_value() + !O.IRFiles.empty();
     if (Sources != 1)
-      return usageError("topk needs exactly one of --function, --row and --ir");
+      return usageError(
+          "topk needs exactly one of --function, --module, --row and --ir");
     O.Function = Get("function").value_or("");
+    O.Module = Get("module").value_or("");
     if (std::optional<std::string> R = Get("row")) {
       uint64_t Row;
       if (std::string Msg =
@@ -874,7 +887,7 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
       return usageError("--vocab applies to --ir queries only");
     if (!O.IRFiles.empty() && !O.Against.empty())
       return usageError("--ir queries search --store; --against applies to "
-                        "--function and --row");
+                        "--function, --module and --row");
     if (std::string Msg = tools::parseCountOption("-k", Get("k").value_or("10"),
                                                   1, 1000000, O.K);
         !Msg.empty())

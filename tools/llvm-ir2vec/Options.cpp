@@ -126,7 +126,10 @@ struct CommandLine {
                  clEnumValN(ir2vec::LevelKind::BasicBlock, "bb",
                             "Generate basic block-level embeddings"),
                  clEnumValN(ir2vec::LevelKind::Function, "func",
-                            "Generate function-level embeddings")),
+                            "Generate function-level embeddings"),
+                 clEnumValN(ir2vec::LevelKind::Module, "module",
+                            "Generate module-level embeddings: the sum of "
+                            "the function vectors (an extension)")),
       cl::init(ir2vec::LevelKind::Function),
       cl::sub(Embeddings),
       cl::cat(Common)};
@@ -268,6 +271,9 @@ ParseResult parseCommandLine(int Argc, const char *const *Argv) {
                ? ir2vec::EmbeddingKind::FlowAware
                : ir2vec::EmbeddingKind::Symbolic;
 
+  if (O.Level == ir2vec::LevelKind::Module && !O.FunctionName.empty())
+    return ParseResult::usageError(
+        "--level=module embeds whole modules; it takes no --function");
   if (!O.OpenKEDir.empty() && CL.Output.getNumOccurrences())
     return ParseResult::usageError(
         "--openke-dir writes its own files; do not combine it with -o");

@@ -119,6 +119,8 @@ struct FileResult {
   std::vector<std::string> Warnings;
   /// Every function walked, in module order.
   std::vector<FunctionRows> Functions;
+  /// The module's vector, when the walk had the module level.
+  std::vector<double> Module;
 };
 
 } // namespace
@@ -162,6 +164,8 @@ static void appendRecord(Rows &R, const irtk::ircommon::EmbeddingRecord &E) {
   case LevelKind::Instruction:
     Key = E.InstText.str();
     break;
+  case LevelKind::Module:
+    llvm_unreachable("the module's record is FunctionRowsSink's");
   }
   std::copy(E.Vector.begin(), E.Vector.end(), R.append(std::move(Key)));
 }
@@ -179,14 +183,23 @@ private:
   Rows &R;
 };
 
-/// A walker sink that keeps the records of each function apart.
+/// A walker sink that keeps the records of each function apart, and the
+/// module's vector in \p Module (the walk must not have the module level
+/// without it).
 class FunctionRowsSink : public irtk::ircommon::EmbeddingSink {
 public:
-  explicit FunctionRowsSink(std::vector<FunctionRows> &Out) : Out(Out) {}
+  explicit FunctionRowsSink(std::vector<FunctionRows> &Out,
+                            std::vector<double> *Module = nullptr)
+      : Out(Out), Module(Module) {}
   void beginFunction(const Function &F) override {
     Out.push_back({F.getName().str(), Rows(), Rows(), Rows()});
   }
   void record(const irtk::ircommon::EmbeddingRecord &E) override {
+    if (E.Level == LevelKind::Module) {
+      assert(Module && "a module record without a place for it");
+      Module->assign(E.Vector.begin(), E.Vector.end());
+      return;
+    }
     FunctionRows &F = Out.back();
     Rows &R = E.Level == LevelKind::Function     ? F.Function
               : E.Level == LevelKind::BasicBlock ? F.Blocks
@@ -197,6 +210,7 @@ public:
 
 private:
   std::vector<FunctionRows> &Out;
+  std::vector<double> *Module;
 };
 } // namespace
 
@@ -219,6 +233,17 @@ static Rows functionRows(const Module &M, const Vocabulary &V,
   RowsSink S(R);
   irtk::ir2vec::Walker(V, walkOptions(K, LevelKind::Function)).walkModule(M, S);
   return R;
+}
+
+/// IITH IR2Vec's getProgramVector: the module level, the sum of the
+/// function vectors of the defined functions in module order.
+static std::vector<double> moduleVector(const Module &M, const Vocabulary &V,
+                                        EmbeddingKind K) {
+  std::vector<FunctionRows> None;
+  std::vector<double> Sum;
+  FunctionRowsSink S(None, &Sum);
+  irtk::ir2vec::Walker(V, walkOptions(K, LevelKind::Module)).walkModule(M, S);
+  return Sum;
 }
 
 /// Upstream's getBBEmbeddingsMap and getInstEmbeddingsMap: the blocks or
@@ -433,6 +458,12 @@ public:
         [&] { return functionPartRows(F, *V, Kind, LevelKind::Instruction); }));
   }
 
+  py::array_t<double> getProgramVector() {
+    std::vector<double> Sum =
+        compute([&] { return moduleVector(*L.M, *V, Kind); });
+    return toArray(Sum.data(), V->dimension());
+  }
+
 private:
   /// The function named \p Name (its IR name, else its demangled name).
   const Function &definedFunction(const std::string &Name) const {
@@ -516,8 +547,10 @@ struct PyMIRVocab {
 /// one machine function at a time), in module order.
 class PyMIR2VecTool {
 public:
-  PyMIR2VecTool(std::string Path, std::vector<FunctionRows> Functions)
-      : Path(std::move(Path)), Functions(std::move(Functions)) {}
+  PyMIR2VecTool(std::string Path, std::vector<FunctionRows> Functions,
+                std::vector<double> Module)
+      : Path(std::move(Path)), Functions(std::move(Functions)),
+        Module(std::move(Module)) {}
 
   const std::string &path() const { return Path; }
 
@@ -548,6 +581,10 @@ public:
     return toDict(find(toName(NameObj, "funcName")).Instructions);
   }
 
+  py::array_t<double> getProgramVector() const {
+    return toArray(Module.data(), Module.size());
+  }
+
 private:
   /// The machine function of the function named \p Name (its symbol, else
   /// its demangled name).
@@ -564,6 +601,8 @@ private:
 
   std::string Path;
   std::vector<FunctionRows> Functions;
+  /// The sum of the machine functions' vectors.
+  std::vector<double> Module;
 };
 
 } // namespace
@@ -659,13 +698,15 @@ static FileResult walkMIRFile(irtk::batch::ModeHandler &H,
     return R;
   }
   irtk::batch::InputResult In;
-  FunctionRowsSink S(R.Functions);
+  FunctionRowsSink S(R.Functions, &R.Module);
   H.walk(Path, O, W, S, In);
   R.Error = std::move(In.Error);
   R.Warnings = std::move(In.Warnings);
   // Code generation can fail half-way: keep nothing of a failed file.
-  if (!R.Error.empty())
+  if (!R.Error.empty()) {
     R.Functions.clear();
+    R.Module.clear();
+  }
   return R;
 }
 
@@ -691,7 +732,7 @@ initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
       R.Error = toString(H.takeError());
     } else {
       irtk::ircommon::WalkOptions W;
-      W.Functions = W.Blocks = W.Instructions = true;
+      W.Functions = W.Blocks = W.Instructions = W.Module = true;
       W.InstructionText = W.BlockLabels = true;
       R = walkMIRFile(**H, O, Path, W);
     }
@@ -699,7 +740,8 @@ initMIREmbedding(py::handle Filename, py::handle VocabObj, py::handle VocabPath,
   if (!R.Error.empty())
     throwValueError(R.Error);
   warn(R.Warnings);
-  return std::make_unique<PyMIR2VecTool>(Path, std::move(R.Functions));
+  return std::make_unique<PyMIR2VecTool>(Path, std::move(R.Functions),
+                                         std::move(R.Module));
 }
 
 //===----------------------------------------------------------------------===//
@@ -712,7 +754,7 @@ static LevelKind parseLevelAndThreads(const std::string &LevelName,
   std::optional<LevelKind> Level = irtk::ir2vec::parseLevel(LevelName);
   if (!Level)
     throwValueError("Invalid level '" + LevelName +
-                    "'. Use 'func', 'bb' or 'inst'");
+                    "'. Use 'func', 'bb', 'inst' or 'module'");
   if (Threads < 0)
     throwValueError("threads must be 0 (one per core) or more");
   return *Level;
@@ -734,7 +776,7 @@ static FileResult embedFile(const std::string &Path, EmbeddingKind K,
   R.Warnings = std::move(L->Warnings);
   // One walk (a fresh embedder per function, as the queries make): the
   // same rows as functionRows and functionPartRows.
-  FunctionRowsSink S(R.Functions);
+  FunctionRowsSink S(R.Functions, &R.Module);
   irtk::ir2vec::Walker(V, walkOptions(K, Level)).walkModule(*L->M, S);
   return R;
 }
@@ -753,6 +795,10 @@ static py::dict toPython(py::object Filename, const FileResult &R,
     return D;
   }
   D["error"] = py::none();
+  if (Level == LevelKind::Module) {
+    D["embeddings"] = toArray(R.Module.data(), R.Module.size());
+    return D;
+  }
   py::dict PerFunction;
   for (const FunctionRows &F : R.Functions)
     PerFunction[toStr(F.Name)] =
@@ -1146,7 +1192,8 @@ static py::list pairs(FloatMatrix A, FloatMatrix B, bool Same, double Threshold,
 
 /// The docstrings of defineQueries' methods.
 struct QueryDocs {
-  const char *FuncNames, *FuncEmbMap, *FuncEmb, *BBEmbMap, *InstEmbMap;
+  const char *FuncNames, *FuncEmbMap, *FuncEmb, *BBEmbMap, *InstEmbMap,
+      *ProgramVector;
 };
 
 /// What IR2VecTool and MIR2VecTool both offer, by the same names: the
@@ -1160,7 +1207,8 @@ static void defineQueries(py::class_<ToolT> &C, const QueryDocs &D) {
       .def("getFuncEmb", &ToolT::getFuncEmb, py::arg("funcName"), D.FuncEmb)
       .def("getBBEmbMap", &ToolT::getBBEmbMap, py::arg("funcName"), D.BBEmbMap)
       .def("getInstEmbMap", &ToolT::getInstEmbMap, py::arg("funcName"),
-           D.InstEmbMap);
+           D.InstEmbMap)
+      .def("getProgramVector", &ToolT::getProgramVector, D.ProgramVector);
 }
 
 PYBIND11_MODULE(_ir2vec, M) {
@@ -1224,7 +1272,10 @@ PYBIND11_MODULE(_ir2vec, M) {
                  "Embedding of one defined function (IR or demangled name)",
                  "{block name: embedding} for the blocks of a function",
                  "{instruction text: embedding} for the instructions of a "
-                 "function"});
+                 "function",
+                 "The module's embedding (IITH IR2Vec's name): the sum of "
+                 "its defined functions' embeddings, in module order; zero "
+                 "without one"});
 
   M.def("initEmbedding", ToolInit, py::arg("filename"),
         py::arg("mode") = EmbeddingKind::Symbolic,
@@ -1283,7 +1334,9 @@ PYBIND11_MODULE(_ir2vec, M) {
        "Embedding of one machine function (IR or demangled name)",
        "{block name: embedding} for the machine blocks of a function",
        "{instruction text: embedding} for the machine instructions of a "
-       "function"});
+       "function",
+       "The module's embedding (IITH IR2Vec's name): the sum of its machine "
+       "functions' embeddings, in module order; zero without one"});
 
   M.def("initMIREmbedding", MIRToolInit, py::arg("filename"),
         py::arg("vocab") = py::none(), py::arg("vocabPath") = py::none(),
@@ -1296,7 +1349,8 @@ PYBIND11_MODULE(_ir2vec, M) {
       "dict per file, in input order: filename, error (None or a message), "
       "warnings, and embeddings: {function: vector} for level 'func', "
       "{function: [(block or instruction, vector), ...]} for 'bb' and "
-      "'inst'. threads=0 uses one thread per core.";
+      "'inst', the module's vector (the sum of its functions') for "
+      "'module'. threads=0 uses one thread per core.";
   M.def(
       "embedFiles",
       [](py::object Filenames, py::object Mode, py::object Vocab,

@@ -17,6 +17,7 @@
 
 #include "irtk/mir2vec/Embedder.h"
 #include "irtk/mir2vec/Loader.h"
+#include "irtk/mir2vec/Output.h"
 
 #include "../TestHelpers.h"
 
@@ -84,8 +85,8 @@ protected:
   std::optional<vocab::Vocabulary> V;
 };
 
-TEST_F(MIREmbedderTest, OpcodePlusEveryOperand) {
-  load("define void @f() { ret void }", R"(---
+/// f: a COPY of two GR32 virtual registers, and RET 0.
+constexpr StringRef CopyAndRet = R"(---
 name: f
 registers:
   - { id: 0, class: gr32 }
@@ -95,7 +96,10 @@ body: |
     %1:gr32 = COPY %0
     RET 0
 ...
-)");
+)";
+
+TEST_F(MIREmbedderTest, OpcodePlusEveryOperand) {
+  load("define void @f() { ret void }", CopyAndRet);
   // COPY + two GR32 virtual registers.
   EXPECT_EQ(inst(mf("f"), 0, 0),
             (std::vector<double>{187 + 2 * virt("GR32"), 3}));
@@ -175,6 +179,44 @@ body: |
 ...
 )");
   EXPECT_EQ(func(mf("f")), (std::vector<double>{0, 0}));
+}
+
+/// Keeps the vector and the level of the last record.
+class LastRecordSink : public EmbeddingSink {
+public:
+  void beginFunction(const Function &) override { ++Functions; }
+  void record(const EmbeddingRecord &R) override {
+    Level = R.Level;
+    Vector.assign(R.Vector.begin(), R.Vector.end());
+    ++Records;
+  }
+  LevelKind Level = LevelKind::Function;
+  std::vector<double> Vector;
+  unsigned Records = 0, Functions = 0;
+};
+
+TEST_F(MIREmbedderTest, ModuleLevelSumsTheMachineFunctions) {
+  // h has no machine function: it adds nothing.
+  load("define void @f() { ret void }\ndefine void @g() { ret void }\n"
+       "define void @h() { ret void }",
+       (CopyAndRet + R"(---
+name: g
+body: |
+  bb.0:
+    RET 0
+...
+)")
+           .str());
+  WalkOptions O;
+  O.selectLevel(LevelKind::Module);
+  LastRecordSink S;
+  walkModule(MM, *V, *L, O, S);
+  // f: COPY + two GR32, then RET + the immediate; g: RET + the immediate.
+  EXPECT_EQ(S.Records, 1u);
+  EXPECT_EQ(S.Functions, 0u);
+  EXPECT_EQ(S.Level, LevelKind::Module);
+  EXPECT_EQ(S.Vector, (std::vector<double>{
+                          187 + 2 * virt("GR32") + 2 * (1549 + 6868), 7}));
 }
 
 } // namespace

@@ -144,6 +144,53 @@ TEST_F(IndexFileTest, FindFunctionBySymbolOrDemangledName) {
   EXPECT_TRUE(C->empty());
 }
 
+/// A module row of \p Module.
+IndexRecord moduleRecord(uint64_t Row, StringRef Module) {
+  IndexRecord R = makeIndexRecord(irtk::support::LevelKind::Module, Module, "",
+                                  "", "", 0, 0, "");
+  R.Row = Row;
+  return R;
+}
+
+TEST(IndexRecordTest, ModuleLevelLine) {
+  EXPECT_EQ(render(moduleRecord(2, "dir/m.ll")),
+            "{\"row\":2,\"module\":\"dir/m.ll\",\"function\":\"\","
+            "\"demangled\":\"\",\"level\":\"module\"}\n");
+}
+
+TEST_F(IndexFileTest, FindModuleByPathOrTheEndOfIt) {
+  write(render(moduleRecord(0, "/src/a/m.ll")) +
+        render(moduleRecord(1, "/src/b/m.ll")) +
+        render(moduleRecord(2, "/src/b/xm.ll")) +
+        render(moduleRecord(3, "m.ll")) + render(funcRecord(4, "m.ll", "f")));
+  Expected<IndexFile> F = IndexFile::open(Path);
+  IRTK_ASSERT_OK(F);
+  // As recorded: row 3 alone (row 4's function is named m.ll, its module
+  // is not).
+  Expected<std::vector<uint64_t>> Exact = F->findModule("m.ll");
+  IRTK_ASSERT_OK(Exact);
+  EXPECT_EQ(*Exact, std::vector<uint64_t>({3}));
+  // The end of a path, at a '/': b/m.ll is not b/xm.ll.
+  Expected<std::vector<uint64_t>> End = F->findModule("b/m.ll");
+  IRTK_ASSERT_OK(End);
+  EXPECT_EQ(*End, std::vector<uint64_t>({1}));
+  Expected<std::vector<uint64_t>> None = F->findModule("c/m.ll");
+  IRTK_ASSERT_OK(None);
+  EXPECT_TRUE(None->empty());
+}
+
+TEST_F(IndexFileTest, ModuleNameEndingSeveralPathsIsAnError) {
+  write(render(moduleRecord(0, "/src/a/m.ll")) +
+        render(moduleRecord(1, "/src/b/m.ll")));
+  Expected<IndexFile> F = IndexFile::open(Path);
+  IRTK_ASSERT_OK(F);
+  Expected<std::vector<uint64_t>> R = F->findModule("m.ll", "store s");
+  ASSERT_FALSE(R);
+  EXPECT_EQ(toString(R.takeError()),
+            "module 'm.ll' matches 2 modules in store s: '/src/a/m.ll', "
+            "'/src/b/m.ll'; name one by a longer path");
+}
+
 TEST_F(IndexFileTest, MissingFile) {
   sys::fs::remove(Path);
   Expected<IndexFile> F = IndexFile::open(Path);

@@ -12,6 +12,7 @@ upstream run unchanged::
                                 mode=ir2vec.IR2VecKind.FlowAware,
                                 vocab=vocab)
     tool.getFuncEmbMap()        # {function name: numpy.ndarray (float64)}
+    tool.getProgramVector()     # the module: the sum of its functions
 
 Without ``vocab``, the bundled default vocabulary is used, as by the CLI.
 ``embedFiles`` embeds many files in parallel (``embedFilesIter`` yields each
@@ -114,6 +115,7 @@ __all__ = [
     "embedFilesIter",
     "embedMIRFiles",
     "embedMIRFilesIter",
+    "getProgramVector",
     "initEmbedding",
     "initMIREmbedding",
     "loadMIRVocab",
@@ -175,6 +177,18 @@ def loadMIRVocab(vocabPath, *, opcWeight=1.0, commonOperandWeight=1.0,
         commonOperandWeight=commonOperandWeight,
         regOperandWeight=regOperandWeight,
     )
+
+
+def getProgramVector(tool):
+    """``tool.getProgramVector()``: the module's vector (the sum of its
+    functions' vectors) of an IR2VecTool or MIR2VecTool, under the name and
+    in the call shape of IITH IR2Vec's package,
+    ``ir2vec.getProgramVector(obj)``. A numpy array (IITH's gives a list)."""
+    if not isinstance(tool, (IR2VecTool, MIR2VecTool)):
+        raise TypeError("getProgramVector takes an ir2vec.IR2VecTool or "
+                        "MIR2VecTool (from initEmbedding or initMIREmbedding), "
+                        f"not {type(tool).__name__}")
+    return tool.getProgramVector()
 
 
 @_functools.lru_cache(maxsize=None)

@@ -975,7 +975,8 @@ def _parser():
                    metavar="FILE", help="vocabulary (default: the bundled one)")
     e.add_argument("--ir2vec-kind", dest="kind", default="symbolic",
                    choices=["symbolic", "flow-aware"])
-    e.add_argument("--level", default="func", choices=["func", "bb", "inst"])
+    e.add_argument("--level", default="func",
+                   choices=["func", "bb", "inst", "module"])
     e.add_argument("--ir2vec-opc-weight", dest="opc_weight", type=float,
                    default=1.0)
     e.add_argument("--ir2vec-type-weight", dest="type_weight", type=float,

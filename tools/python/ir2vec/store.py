@@ -122,6 +122,17 @@ def functionMatch(name, record):
     return NO_MATCH
 
 
+def _ambiguous(what, name, candidates, where, hint):
+    """irtk-similarity's error for a name that matches several functions or
+    modules (``candidates``, as shown)."""
+    shown = ", ".join(f"'{c}'" for c in candidates[:MAX_CANDIDATES_SHOWN])
+    more = len(candidates) - MAX_CANDIDATES_SHOWN
+    return StoreError(f"{what} '{name}' matches {len(candidates)} {what}s in "
+                      f"{where}: {shown}"
+                      + (f" and {more} more" if more > 0 else "")
+                      + f"; {hint}")
+
+
 def resolveFunction(name, matches, where):
     """The rows that ``name`` selects among ``matches``, [(row, how,
     record)] in row order (``how`` from functionMatch): the exact matches,
@@ -136,14 +147,32 @@ def resolveFunction(name, matches, where):
         if how == QUALIFIED_MATCH:
             symbols.setdefault(r.get("function"), r.get("demangled"))
     if len(symbols) > 1:
-        shown = ", ".join(f"'{d}'" for d in
-                          list(symbols.values())[:MAX_CANDIDATES_SHOWN])
-        more = len(symbols) - MAX_CANDIDATES_SHOWN
-        raise StoreError(f"function '{name}' matches {len(symbols)} "
-                         f"functions in {where}: {shown}"
-                         + (f" and {more} more" if more > 0 else "")
-                         + "; name one by its full signature or symbol")
+        raise _ambiguous("function", name, list(symbols.values()), where,
+                         "name one by its full signature or symbol")
     return [row for row, how, _ in matches if how == QUALIFIED_MATCH]
+
+
+def resolveModule(name, records, where):
+    """The rows among ``records`` (index.jsonl lines, in row order) of the
+    module ``name``, as irtk-similarity topk --module selects them: the
+    module as recorded, or else every module whose path ends in
+    "/<name>". A name that ends the paths of several modules raises
+    StoreError listing them, with irtk-similarity's message; ``where`` names
+    the store in it."""
+    exact = [i for i, r in enumerate(records) if r.get("module") == name]
+    if exact:
+        return exact
+    suffix = "/" + name
+    rows, modules = [], {}
+    for i, r in enumerate(records):
+        module = r.get("module")
+        if isinstance(module, str) and module.endswith(suffix):
+            rows.append(i)
+            modules.setdefault(module, None)
+    if len(modules) > 1:
+        raise _ambiguous("module", name, list(modules), where,
+                         "name one by a longer path")
+    return rows
 
 
 def sizeRows(records, min_instructions, min_blocks, where, first=0):
@@ -347,6 +376,14 @@ class Store:
                    for how in (functionMatch(name, r),) if how]
         return resolveFunction(name, matches, f"store {self.path}")
 
+    def moduleRows(self, name):
+        """The rows of the module ``name`` as irtk-similarity topk --module
+        selects them: its path as recorded, or else the end of a path
+        ("/<name>") when that names one module; several raise StoreError
+        listing them. Empty when nothing matches. In a module-level store
+        (``level == "module"``) a module has one row."""
+        return resolveModule(name, self.records, f"store {self.path}")
+
     def sizeRows(self, minInstructions=0, minBlocks=0):
         """The rows of functions with at least ``minInstructions``
         instructions and ``minBlocks`` blocks (irtk-similarity's
@@ -354,21 +391,28 @@ class Store:
         recorded sizes raises StoreError saying to write it again."""
         return sizeRows(self.records, minInstructions, minBlocks, self.path)
 
-    def topk(self, function=None, *, row=None, k=10, metric="cosine",
-             minInstructions=0, minBlocks=0, threads=0):
-        """irtk-similarity topk --function or --row over this store: for
-        each query row, ``(query row, [(row, score), ...])``, best first,
-        the query row left out; ``minInstructions`` and ``minBlocks`` keep
-        only the rows of larger functions as results."""
+    def topk(self, function=None, *, module=None, row=None, k=10,
+             metric="cosine", minInstructions=0, minBlocks=0, threads=0):
+        """irtk-similarity topk --function, --module or --row over this
+        store: for each query row, ``(query row, [(row, score), ...])``,
+        best first, the query row left out; ``minInstructions`` and
+        ``minBlocks`` keep only the rows of larger functions (modules) as
+        results."""
         from . import _ir2vec
         _check_count("k", k, 1, 1000000)
-        if (function is None) == (row is None):
-            raise ValueError("topk needs exactly one of function and row")
+        if sum(q is not None for q in (function, module, row)) != 1:
+            raise ValueError("topk needs exactly one of function, module "
+                             "and row")
         if row is not None:
             if not 0 <= row < len(self):
                 raise StoreError(f"row {row} out of range: store {self.path} "
                                  f"has {len(self)} rows")
             queries = [row]
+        elif module is not None:
+            queries = self.moduleRows(module)
+            if not queries:
+                raise StoreError(f"module '{module}' not found in store "
+                                 f"{self.path}")
         else:
             queries = self.functionRows(function)
             if not queries:

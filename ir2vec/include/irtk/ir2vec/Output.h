@@ -45,7 +45,8 @@ struct EmbeddingOutputOptions : ircommon::OutputOptions {
 
 /// Writes the embeddings of \p M. Returns the number of functions that
 /// matched Opts.FunctionName (or the number of functions considered when it
-/// is empty), so a caller can report a name that matched nowhere.
+/// is empty), so a caller can report a name that matched nowhere. At the
+/// module level the one record is named Opts.ModuleName.
 unsigned writeEmbeddings(const llvm::Module &M, const vocab::Vocabulary &V,
                          const EmbeddingOutputOptions &Opts,
                          llvm::raw_ostream &OS);

@@ -15,7 +15,9 @@
 /// the embedder has already computed. The walker queries as upstream's tools
 /// do: a fresh embedder per function, then the function vector, the block
 /// vectors in layout order, and the instruction vectors in layout order, for
-/// the levels asked for.
+/// the levels asked for. The module level (irtk's; upstream has none) adds
+/// the function vectors up, computed as for the function level, and hands
+/// out their sum after the last function (ircommon::ModuleSum).
 ///
 /// A sink (ircommon/EmbeddingSink.h, shared with machine IR) receives the
 /// records; it never calls the embedder itself.
@@ -100,14 +102,21 @@ public:
   Walker(const vocab::Vocabulary &V, WalkOptions Opts);
   ~Walker();
 
-  /// Walks the functions of \p M in module order. Returns the number of
-  /// functions that matched Opts.FunctionName (when it is empty: the number
-  /// walked), so that a caller can report a name that matched nowhere.
+  /// Walks the functions of \p M in module order, then, with Opts.Module,
+  /// hands out the module's record: the sum of the vectors of the functions
+  /// walked (the definitions, or those Opts.FunctionName names). Returns
+  /// the number of functions that matched Opts.FunctionName (when it is
+  /// empty: the number walked), so that a caller can report a name that
+  /// matched nowhere.
   unsigned walkModule(const llvm::Module &M, EmbeddingSink &S);
-  /// Walks \p F alone (with a fresh embedder, as walkModule does).
+  /// Walks \p F alone (with a fresh embedder, as walkModule does); a
+  /// function's walk has no module level.
   void walkFunction(const llvm::Function &F, EmbeddingSink &S);
 
 private:
+  /// Walks \p F, adding its function vector to \p Sum when given.
+  void walkFunction(const llvm::Function &F, EmbeddingSink &S,
+                    ircommon::ModuleSum *Sum);
   /// Numbers the unnamed blocks of \p F, for blockLabel.
   void numberBlocks(const llvm::Function &F);
   /// The label of \p BB, a block of the function last numbered

@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Function;
@@ -44,6 +45,10 @@ struct WalkOptions {
   bool Functions = true;
   bool Blocks = false;
   bool Instructions = false;
+  /// A module walk's last record: the sum of the function vectors of the
+  /// functions walked (ModuleSum). Alone (no other level), the functions
+  /// are embedded without any record or beginFunction of theirs.
+  bool Module = false;
   /// Instruction records carry their text.
   bool InstructionText = false;
   /// Block and instruction records carry their block's label.
@@ -53,6 +58,9 @@ struct WalkOptions {
 
   /// Visits \p L alone.
   void selectLevel(LevelKind L);
+  /// Whether functions have records (and a beginFunction) of their own:
+  /// any level but the module's.
+  bool functionRecords() const { return Functions || Blocks || Instructions; }
 };
 
 /// How a module's embeddings are written: upstream's text, or JSON lines.
@@ -77,6 +85,7 @@ struct OutputOptions {
 struct EmbeddingRecord {
   LevelKind Level = LevelKind::Function;
   /// The function; for machine IR, the IR function of the machine function.
+  /// Null at the module level.
   const llvm::Function *F = nullptr;
   /// Block and instruction levels: the block's name and its position in the
   /// function.
@@ -98,7 +107,8 @@ struct EmbeddingRecord {
   llvm::StringRef InstText;
   llvm::ArrayRef<double> Vector;
   /// The size of the function (of the machine function for machine IR), at
-  /// every level: instructions and blocks.
+  /// every level: instructions and blocks. At the module level, the sums
+  /// over the functions the module's vector adds up.
   uint64_t FunctionInstructions = 0;
   uint64_t FunctionBlocks = 0;
 };
@@ -117,10 +127,37 @@ public:
   virtual void skippedDeclaration(const llvm::Function &F) {}
 };
 
+/// The module level of a walk (WalkOptions::Module), for both kinds: the
+/// vectors of the functions walked added up in walk order (module order),
+/// element by element in double from zero, ((0 + f0) + f1) + ..., as each
+/// function's vector is computed for the function level; and their sizes.
+/// A module without a function walked has the zero vector.
+class ModuleSum {
+public:
+  explicit ModuleSum(unsigned Dimension) : Sum(Dimension, 0.0) {}
+  /// Adds the function record \p R: its vector and its function's size.
+  void add(const EmbeddingRecord &R);
+  /// Hands the module's record to \p S: beginLevel(Module), then record().
+  void emit(EmbeddingSink &S) const;
+  llvm::ArrayRef<double> vector() const { return Sum; }
+
+private:
+  std::vector<double> Sum;
+  uint64_t Instructions = 0, Blocks = 0;
+};
+
+/// The function level of a walk, for both kinds: \p R, a function's record
+/// with its vector, is added to \p Sum when given (the module level) and,
+/// when \p Opts has the function level, handed to \p S after
+/// beginLevel(Function).
+void recordFunction(const WalkOptions &Opts, const EmbeddingRecord &R,
+                    EmbeddingSink &S, ModuleSum *Sum);
+
 /// Where embedding \p R comes from, as a store's index and the JSON lines
-/// name it: \p Module, the function (and \p Demangled, its demangled name),
-/// the level, the block and instruction (its text without leading spaces)
-/// for those levels, and the function's size.
+/// name it: \p Module, the function (and \p Demangled, its demangled name;
+/// both "" at the module level), the level, the block and instruction (its
+/// text without leading spaces) for those levels, and the function's size
+/// (the module's at the module level).
 store::IndexRecord siteOf(const EmbeddingRecord &R, llvm::StringRef Module,
                           llvm::StringRef Demangled);
 

@@ -53,7 +53,10 @@ using ircommon::EmbeddingSink;
 /// MachineInstr::print's text, as for LLVM IR.
 using ircommon::WalkOptions;
 
-/// Walks the defined functions of \p MM in module order. Returns the number
+/// Walks the defined functions of \p MM in module order, then, with
+/// Opts.Module, hands out the module's record: the sum of the vectors of
+/// the machine functions walked (ircommon::ModuleSum; a function without a
+/// machine function adds nothing). Returns the number
 /// of functions that matched Opts.FunctionName (or were walked). A module
 /// lowered from IR is compiled by its walk, which it can have only once
 /// (this one or writeEmbeddings, collectModuleRows, collectModuleTriplets);
@@ -82,7 +85,8 @@ unsigned writeEmbeddings(const MachineModule &MM, const vocab::Vocabulary &V,
                          llvm::raw_ostream &OS);
 
 /// The same for one machine function, whatever FunctionName says; the
-/// instruction text is numbered as in writeEmbeddings.
+/// instruction text is numbered as in writeEmbeddings. A function's walk
+/// has no module level.
 void writeFunctionEmbeddings(const llvm::MachineFunction &MF,
                              const vocab::Vocabulary &V, const TargetLayout &L,
                              const EmbeddingOutputOptions &Opts,

@@ -46,7 +46,7 @@ struct IndexRecord {
   std::string Module;
   std::string Function;
   std::string Demangled;
-  /// "func", "bb" or "inst".
+  /// "func", "bb", "inst" or "module" (then Function and Demangled are "").
   std::string Level;
   /// bb and inst levels: block name ("" if unnamed) and position.
   std::optional<std::string> Block;
@@ -55,8 +55,8 @@ struct IndexRecord {
   std::optional<uint64_t> InstIndex;
   std::optional<std::string> Inst;
   /// The size of the row's function (at every level): its instructions and
-  /// blocks. Absent from the rows of stores written before irtk recorded
-  /// them.
+  /// blocks; a module row's are the sums over its functions. Absent from
+  /// the rows of stores written before irtk recorded them.
   std::optional<uint64_t> Instructions;
   std::optional<uint64_t> Blocks;
 
@@ -133,6 +133,14 @@ public:
   /// index file by default). Only lines that contain \p Name are parsed.
   llvm::Expected<std::vector<uint64_t>>
   findFunction(llvm::StringRef Name, llvm::StringRef Where = "") const;
+  /// Rows whose module is \p Name, in row order: the module as the row
+  /// records it (the input path llvm-ir2vec was given), or else, when no
+  /// row's is, every module whose path ends in "/<Name>". A name that ends
+  /// the paths of several modules is an error listing them, naming \p Where
+  /// (the index file by default). Only lines that contain \p Name are
+  /// parsed.
+  llvm::Expected<std::vector<uint64_t>>
+  findModule(llvm::StringRef Name, llvm::StringRef Where = "") const;
 
 private:
   /// One mapped index file.
@@ -153,6 +161,12 @@ private:
   void
   forEachLineWith(llvm::StringRef Needle,
                   llvm::function_ref<void(const Part &, uint64_t)> Fn) const;
+  /// Calls \p Fn with the record of each line that contains \p Needle, in
+  /// row order; stops at the first record that cannot be read, and returns
+  /// its error.
+  llvm::Error
+  forEachRecordWith(llvm::StringRef Needle,
+                    llvm::function_ref<void(const IndexRecord &)> Fn) const;
 
   std::string Path;
   std::vector<Part> Parts;

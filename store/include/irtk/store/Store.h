@@ -66,7 +66,7 @@ struct ShardRef {
 struct StoreInfo {
   unsigned Dimension = 0;
   uint64_t Count = 0;
-  /// "func", "bb" or "inst": what a row is.
+  /// "func", "bb", "inst" or "module": what a row is.
   std::string Level = "func";
   /// How the vectors were computed (IR2Vec: "symbolic" or "flow-aware").
   std::string Kind = "symbolic";

@@ -7,9 +7,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Embeddings are computed at three levels, for LLVM IR and machine IR
-/// alike: instructions, basic blocks and functions. The names are
-/// upstream's `--level` values, and what a store's rows are.
+/// Embeddings are computed at four levels, for LLVM IR and machine IR
+/// alike: instructions, basic blocks, functions and modules. The names are
+/// upstream's `--level` values (`inst`, `bb`, `func`; upstream LLVM 22 has
+/// no module level: `module` is irtk's), and what a store's rows are. A
+/// module's vector is the sum of the vectors of the functions a walk visits
+/// (ircommon::ModuleSum).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -22,15 +25,18 @@
 
 namespace irtk::support {
 
-enum class LevelKind { Instruction, BasicBlock, Function };
+enum class LevelKind { Instruction, BasicBlock, Function, Module };
 
-/// Parses "inst", "bb" or "func".
+/// Parses "inst", "bb", "func" or "module".
 std::optional<LevelKind> parseLevel(llvm::StringRef S);
-/// "inst", "bb" or "func".
+/// "inst", "bb", "func" or "module".
 llvm::StringRef levelName(LevelKind L);
+/// The level names, for messages: "inst, bb, func or module".
+llvm::StringRef levelNames();
 /// What upstream's text output prints before a function's vectors at level
 /// \p L (both IR2Vec and MIR2Vec): "Function vector: " (the vector follows
-/// on the same line), "Basic block vectors:\n" or "Instruction vectors:\n".
+/// on the same line), "Basic block vectors:\n" or "Instruction vectors:\n";
+/// and, in irtk's module level, "Module vector: " before a module's vector.
 llvm::StringRef levelHeading(LevelKind L);
 
 } // namespace irtk::support
