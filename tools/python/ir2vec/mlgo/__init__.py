@@ -15,6 +15,8 @@
 - ``log``: LLVM's training logs;
 - ``extract``: an MLGO corpus from a user's build (compile commands, or
   objects with embedded bitcode);
+- ``torchmodel``: PyTorch models (imitation from logs, export to irtk's
+  model format); needs PyTorch, imported only when used;
 - ``toolchain``: where clang, opt, llvm-objcopy, the plugin and irtk-train
   are.
 
