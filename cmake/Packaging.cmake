@@ -42,7 +42,8 @@ if(IRTK_BUILD_PYTHON AND IRTK_PYTHON_VERSION)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= ${IRTK_PYTHON_VERSION}), \
 python3 (<< ${IRTK_PYTHON_NEXT_VERSION}), python3-numpy")
 endif()
+# python3-torch: ir2vec.mlgo.torchmodel (PyTorch models for the advisors).
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
-  "llvm-${LLVM_VERSION_MAJOR}, clang-${LLVM_VERSION_MAJOR}")
+  "llvm-${LLVM_VERSION_MAJOR}, clang-${LLVM_VERSION_MAJOR}, python3-torch")
 
 include(CPack)

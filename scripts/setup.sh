@@ -13,6 +13,7 @@ PACKAGES=(
   file # cpack -G DEB: CPACK_DEBIAN_PACKAGE_SHLIBDEPS runs dpkg-shlibdeps on file(1)'s verdicts
   python3-pip python3-setuptools python3-wheel python3-venv # pip install .
   python3-distributed python3-dask # ir2vec.distributed (Dask)
+  python3-torch # ir2vec.mlgo.torchmodel: PyTorch models for the advisors
   libclang-rt-22-dev # libFuzzer and the sanitizer runtimes (test.sh --fuzz)
   libfaiss-dev # the approximate similarity indexes (irtk-similarity index)
   libopenblas0-openmp # BLAS for FAISS: k-means 9x faster than the reference BLAS

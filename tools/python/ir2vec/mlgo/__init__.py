@@ -13,7 +13,12 @@
   per-module search;
 - ``report``: totals against -Oz, module and linked;
 - ``log``: LLVM's training logs;
-- ``toolchain``: where clang, opt, the plugin and irtk-train are.
+- ``extract``: an MLGO corpus from a user's build (compile commands, or
+  objects with embedded bitcode);
+- ``torchmodel``: PyTorch models (imitation from logs, export to irtk's
+  model format); needs PyTorch, imported only when used;
+- ``toolchain``: where clang, opt, llvm-objcopy, the plugin and irtk-train
+  are.
 
 Entry point: ``python3 -m ir2vec.mlgo <command>`` (``cli``). See
 docs/Training.md.

@@ -8,6 +8,9 @@ Commands:
   corpus      a corpus's modules and packages; --write DIR writes the
               selection (a sample) as a corpus
   collect     compile every module under a policy; records and totals
+  extract     a corpus from a user's build: compile_commands.json compiled
+              again to pre-optimisation bitcode, or the bitcode embedded in
+              objects (-Xclang -fembed-bitcode=all)
   settings    compile every module under each fixed configuration of stock
               flags; module and linked .text against -Oz
   tune        the per-module search of the size pipeline; writes the
@@ -24,9 +27,10 @@ import os
 import sys
 import time
 
-from . import report, tune
+from . import extract, report, tune
 from .corpus import Corpus, CorpusError
 from .engine import Engine, EngineError, Job, summary, write_atomically
+from .extract import ExtractError
 from .log import LogError
 from .pipeline import PipelineError
 from .policy import Default, Model, Policy, Replay
@@ -98,16 +102,22 @@ def _tools(args):
 
 
 @contextlib.contextmanager
-def _engine(args, params, out=None):
-    tools = _tools(args)
+def _client(args):
+    """The Dask client of --scheduler, or None (local --workers)."""
     if args.scheduler:
         from .. import distributed
         with distributed.cluster(args.scheduler) as client:
-            yield Engine(out or args.out, params, tools, client=client,
-                         timeout=args.timeout)
+            yield client
     else:
+        yield None
+
+
+@contextlib.contextmanager
+def _engine(args, params, out=None):
+    tools = _tools(args)
+    with _client(args) as client:
         yield Engine(out or args.out, params, tools, workers=args.workers,
-                     timeout=args.timeout)
+                     client=client, timeout=args.timeout)
 
 
 class Progress:
@@ -167,6 +177,36 @@ def cmd_collect(args):
     total = sum(r.text for r in records if r.ok)
     print(json.dumps(dict(s, text=total)))
     return 0 if s["ok"] else 1
+
+
+def cmd_extract(args):
+    tools = _tools(args)
+    if args.compile_commands:
+        units = extract.from_compile_commands(args.compile_commands, tools,
+                                              args.prefix)
+        what = f"{args.compile_commands}: no compile command"
+    else:
+        units = extract.from_objects(args.objects, args.prefix)
+        what = "no object file (*.o) in " + " ".join(args.objects)
+    if not units:
+        raise ExtractError(what)
+    command = " ".join([PROG] + sys.argv[1:])
+    with _client(args) as client:
+        s = extract.extract(units, args.out, tools, args.workers, client,
+                            args.timeout, command,
+                            Progress(len(units), "extract"))
+    for m in s.warnings:
+        print(f"{PROG} extract: warning: {m}", file=sys.stderr)
+    for m in s.failed:
+        print(f"{PROG} extract: error: {m}", file=sys.stderr)
+    failed = f", {len(s.failed)} failed" if s.failed else ""
+    if not s.modules:
+        print(f"{PROG} extract: error: no module extracted (of {s.total}); "
+              f"{args.out} not written", file=sys.stderr)
+        return 1
+    print(f"{os.path.abspath(args.out)}: {len(s.modules)} of {s.total} "
+          f"modules{failed}")
+    return 0
 
 
 def cmd_settings(args):
@@ -274,6 +314,8 @@ COMMANDS = {
     "toolchain": (cmd_toolchain, "what this package finds", {}),
     "corpus": (cmd_corpus, "a corpus's modules; --write a sample", {}),
     "collect": (cmd_collect, "compile a corpus under a policy", {}),
+    "extract": (cmd_extract, "a corpus from a build (compile commands or "
+                "objects with embedded bitcode)", {}),
     "settings": (cmd_settings, "the fixed stock-flag configurations", {}),
     "tune": (cmd_tune, "the per-module search of the size pipeline", {}),
     "headroom": (cmd_headroom, "the headroom report (docs/Pipeline.md)", {}),
@@ -289,7 +331,19 @@ def parser():
         if name == "toolchain":
             shared_options(s, corpus=False, out=False)
         else:
-            shared_options(s, out=name not in ("corpus",))
+            shared_options(s, corpus=name != "extract",
+                           out=name not in ("corpus",))
+        if name == "extract":
+            src = s.add_mutually_exclusive_group(required=True)
+            src.add_argument("--compile-commands", metavar="JSON",
+                             help="compile every command again to "
+                             "pre-optimisation bitcode")
+            src.add_argument("--objects", nargs="+", metavar="PATH",
+                             help="objects (or directories of them) built "
+                             "with -Xclang -fembed-bitcode=all")
+            s.add_argument("--prefix", default="",
+                           help="put the modules under this directory of "
+                           "the corpus (e.g. Oz-preopt/PACKAGE)")
         if name == "corpus":
             s.add_argument("--write", help="write the selection as a corpus")
         if name == "collect":
@@ -331,7 +385,7 @@ def main(argv=None):
     except UsageError as e:
         print(f"{PROG} {args.command}: {e}", file=sys.stderr)
         return 2
-    except (CorpusError, EngineError, MissingTool, PipelineError, LogError,
-            OSError) as e:
+    except (CorpusError, EngineError, ExtractError, MissingTool,
+            PipelineError, LogError, OSError) as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 1

@@ -331,30 +331,36 @@ class Engine:
         return results
 
     def _spread(self, task, items, todo, results, on_result):
-        """results[i] = task(items[i]) for i in todo, here, on the local
-        workers or on the client; on_result(item, result) as each ends."""
-        def done(i, value):
-            results[i] = value
-            if on_result:
-                on_result(items[i], value)
+        spread(task, items, todo, results, on_result, self.workers,
+               self.client)
 
-        if self.client is None and self.workers == 1:
-            for i in todo:
-                done(i, task(items[i]))
-            return
-        with contextlib.ExitStack() as stack:
-            client = self.client
-            if client is None:
-                client = stack.enter_context(ProcessPoolExecutor(self.workers))
-            extra = {}
-            done_order = as_completed
-            if hasattr(client, "get_executor"):  # Dask: retry a lost worker
-                from distributed import as_completed as done_order
-                extra = {"pure": False, "retries": 1}
-            futures = {client.submit(task, items[i], **extra): i
-                       for i in todo}
-            for fut in done_order(list(futures)):
-                done(futures[fut], fut.result())
+
+def spread(task, items, todo, results, on_result=None, workers=1,
+           client=None):
+    """results[i] = task(items[i]) for i in todo, here (one worker), on
+    ``workers`` local processes or on ``client`` (a Dask client or any
+    concurrent.futures executor); on_result(item, result) as each ends.
+    ``task`` must pickle (a module-level function or a partial of one)."""
+    def done(i, value):
+        results[i] = value
+        if on_result:
+            on_result(items[i], value)
+
+    if client is None and workers == 1:
+        for i in todo:
+            done(i, task(items[i]))
+        return
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            client = stack.enter_context(ProcessPoolExecutor(workers))
+        extra = {}
+        done_order = as_completed
+        if hasattr(client, "get_executor"):  # Dask: retry a lost worker
+            from distributed import as_completed as done_order
+            extra = {"pure": False, "retries": 1}
+        futures = {client.submit(task, items[i], **extra): i for i in todo}
+        for fut in done_order(list(futures)):
+            done(futures[fut], fut.result())
 
 
 def _execute_job(out, tools, timeout, functions, job):

@@ -4,7 +4,8 @@
 """Where the compilers, LLVM's tools and irtk's own pieces are.
 
 ``find()`` gives a ``Toolchain``: clang, opt, llvm-size, llvm-nm and ld (for
-the linked measure), irtk's pass plugin, ``irtk-train`` and the bundled
+the linked measure), llvm-objcopy (bitcode embedded in objects), irtk's pass
+plugin, ``irtk-train`` and the bundled
 vocabulary. irtk's pieces are looked for, in this order:
 
 1. the options (``--plugin``, ``--irtk-train``), or ``IRTK_PLUGIN`` and
@@ -80,6 +81,7 @@ class Toolchain:
         self.opt = _llvm_tool("opt", "OPT")
         self.llvm_size = _llvm_tool("llvm-size", None)
         self.llvm_nm = _llvm_tool("llvm-nm", None)
+        self.llvm_objcopy = _llvm_tool("llvm-objcopy", None)
         self.ld = os.environ.get("LD_R", "ld")
         self._build = build or os.environ.get("IRTK_BUILD_DIR")
         self._plugin = plugin or os.environ.get("IRTK_PLUGIN")
@@ -133,6 +135,7 @@ class Toolchain:
         """{piece: path or the reason it is missing}, for ``toolchain``."""
         out = {"clang": self.clang, "opt": self.opt,
                "llvm-size": self.llvm_size, "llvm-nm": self.llvm_nm,
+               "llvm-objcopy": self.llvm_objcopy,
                "ld": shutil.which(self.ld) or f"missing: {self.ld}"}
         for name in ("plugin", "irtk_train"):
             try:
