@@ -314,6 +314,18 @@ std::string TargetLayout::tables() const {
   return Out;
 }
 
+/// Resizes Out to N and reads N little-endian 32-bit words from P into it.
+template <typename Vector>
+static void readLittle32(const char *P, uint32_t N, Vector &Out) {
+  Out.resize(N);
+  if constexpr (llvm::endianness::native == llvm::endianness::little)
+    std::memcpy(Out.data(), P, 4 * size_t(N));
+  else
+    for (uint32_t I = 0; I < N; ++I)
+      Out[I] = static_cast<typename Vector::value_type>(
+          llvm::support::endian::read32le(P + 4 * size_t(I)));
+}
+
 std::shared_ptr<const TargetLayout>
 TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
                          const TargetRegisterInfo &TRI, StringRef Description) {
@@ -353,33 +365,22 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
   auto T = std::shared_ptr<TargetLayout>(new TargetLayout());
   T->Fingerprint = Fingerprint;
   T->Identity = Running;
-  // Read and checked in one pass each, without zero-filling first.
-  T->OpcodeEntity.resize(NumOpcodes);
+  // Copied without zero-filling first (one memcpy on a little-endian
+  // host), then checked in one pass.
+  readLittle32(P, NumOpcodes, T->OpcodeEntity);
   std::vector<uint8_t> Named(NumBases);
-  EntityId Largest = 0;
-  for (uint32_t I = 0; I < NumOpcodes; ++I) {
-    EntityId E = llvm::support::endian::read32le(P + 4 * size_t(I));
-    Largest = std::max(Largest, E);
-    T->OpcodeEntity[I] = E;
-  }
-  if (Largest >= NumBases)
-    return nullptr;
-  for (EntityId E : T->OpcodeEntity)
+  for (EntityId E : T->OpcodeEntity) {
+    if (E >= NumBases)
+      return nullptr;
     Named[E] = 1;
+  }
   if (std::find(Named.begin(), Named.end(), 0) != Named.end())
     return nullptr;
   P += 4 * size_t(NumOpcodes);
-  T->PhysicalRegisterClass.resize(NumRegs);
-  int Low = -1, High = -1;
-  for (uint32_t I = 0; I < NumRegs; ++I) {
-    int C = static_cast<int32_t>(
-        llvm::support::endian::read32le(P + 4 * size_t(I)));
-    Low = std::min(Low, C);
-    High = std::max(High, C);
-    T->PhysicalRegisterClass[I] = C;
-  }
-  if (Low < -1 || High >= static_cast<int>(NumClasses))
-    return nullptr;
+  readLittle32(P, NumRegs, T->PhysicalRegisterClass);
+  for (int C : T->PhysicalRegisterClass)
+    if (C < -1 || C >= static_cast<int>(NumClasses))
+      return nullptr;
   T->CommonOperandBase = NumBases;
   T->PhysicalRegisterBase = NumBases + NumCommonOperands;
   T->VirtualRegisterBase = T->PhysicalRegisterBase + NumClasses;
@@ -394,7 +395,9 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
       // MCInstrInfo (pointers to them) reads as long as LLVM is loaded.
       [Instrs =
            std::make_shared<MCInstrInfo>(static_cast<const MCInstrInfo &>(TII)),
-       Classes = registerClassNames(TRI), Entity = T->OpcodeEntity,
+       Classes = registerClassNames(TRI),
+       Entity = std::vector<EntityId>(T->OpcodeEntity.begin(),
+                                      T->OpcodeEntity.end()),
        NumBases](vocab::Layout &L) {
         std::vector<StringRef> Keys(NumBases);
         for (size_t Opc = 0; Opc < Entity.size(); ++Opc)
