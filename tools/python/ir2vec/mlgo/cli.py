@@ -18,6 +18,9 @@ Commands:
   headroom    the Phase-1 report of docs/Pipeline.md: -Oz, the best fixed
               configuration (chosen on --train-out), the oracles and the
               searches, on the held-out corpus
+  nearest     a first policy: a module's nearest training modules (by
+              embedding) vote for one of a few configurations; validation
+              chooses k, the held-out corpus reports
 """
 
 import argparse
@@ -27,12 +30,12 @@ import os
 import sys
 import time
 
-from . import extract, report, tune
+from . import extract, nearest, report, tune
 from .corpus import Corpus, CorpusError
 from .engine import Engine, EngineError, Job, summary, write_atomically
 from .extract import ExtractError
 from .log import LogError
-from .pipeline import PipelineError
+from .pipeline import PipelineError, stock_policies
 from .policy import Default, Model, Policy, Replay
 from .toolchain import MissingTool, Toolchain
 
@@ -310,6 +313,97 @@ def cmd_headroom(args):
     return 0
 
 
+def _best(table, modules):
+    """The name of table's setting with the smallest total .text over
+    modules (the first listed on a tie)."""
+    return min(table, key=lambda n: sum(table[n][m].text for m in modules))
+
+
+def _ok_everywhere(table, modules):
+    return [m for m in modules
+            if all(t.get(m) is not None and t[m].ok for t in table.values())]
+
+
+def cmd_nearest(args):
+    import numpy as np
+    ks = _ks(args.ks)
+    train, valid, held = (Corpus(args.train_corpus), Corpus(args.valid_corpus),
+                          _corpus(args))
+    params = _tune_params(args)
+    with _engine(args, params, out=args.train_out) as te:
+        res = [r for r in _results(te.out, "clang", list(train)) if r]
+        if not res:
+            raise UsageError(f"{args.train_out}: no clang-space tune results")
+        cands = nearest.candidates(res, args.candidates)
+        names = [n for n, _ in cands]
+        tmods = [r["module"] for r in res]
+        ttab = report.policy_table(te, train, tmods, cands)
+    tmods = _ok_everywhere(ttab, tmods)
+    stock = {n: ttab[n] for n, _ in stock_policies("size")}
+    fixed = _best(stock, tmods)
+    ttext = np.array([[ttab[n][m].text for n in names] for m in tmods],
+                     dtype=np.float64)
+    print(f"{len(tmods)} training modules, {len(names)} candidates; "
+          f"best fixed configuration: {fixed}", file=sys.stderr)
+
+    def evaluate(engine, corpus):
+        mods = list(corpus)
+        table = report.policy_table(engine, corpus, mods, cands)
+        mods = _ok_everywhere(table, mods)
+        x = nearest.embed([corpus.bitcode(m) for m in mods])
+        return table, mods, x
+
+    def choice(table, mods, picks):
+        return {m: table[names[c]][m] for m, c in zip(mods, picks)}
+
+    with _engine(args, params, out=args.valid_out) as ve:
+        vtab, vmods, vx = evaluate(ve, valid)
+        tx = nearest.embed([train.bitcode(m) for m in tmods])
+        txs, vxs = nearest.standardise(tx, vx)
+        vrows = {"-Oz": vtab["Oz"], f"best fixed ({fixed})": vtab[fixed],
+                 "oracle of the candidates": report.oracle(list(vtab.values()))}
+        for k in ks:
+            picks = nearest.choose(txs, ttext, vxs, k)
+            vrows[f"nearest, k={k}"] = choice(vtab, vmods, picks)
+        rows = report.compare(ve, vrows, base="-Oz")
+    scored = [r for r in rows if r[0].startswith("nearest, k=")]
+    k_best = ks[scored.index(min(scored, key=lambda r: (r[4], r[2])))]
+    with _engine(args, params) as he:
+        htab, hmods, hx = evaluate(he, held)
+        txs, hxs = nearest.standardise(tx, hx)
+        picks = nearest.choose(txs, ttext, hxs, k_best)
+        hchoice = choice(htab, hmods, picks)
+        hrows = report.compare(he, {
+            "-Oz": htab["Oz"], f"best fixed ({fixed}, chosen on training)":
+            htab[fixed], f"nearest, k={k_best} (chosen on validation)":
+            hchoice, "oracle of the candidates":
+            report.oracle(list(htab.values()))}, base="-Oz")
+    print(f"candidates ({len(names)}, from {len(tmods)} training modules):")
+    for n in names:
+        print(f"- {n}")
+    print(f"\nvalidation ({len(vmods)} modules); k by linked .text: {k_best}")
+    print(report.markdown(rows))
+    print(f"\nheld-out ({len(hmods)} modules)")
+    print(report.markdown(hrows))
+    if args.json:
+        write_atomically(args.json, json.dumps(
+            {"candidates": names, "fixed": fixed, "k": k_best,
+             "validation": rows, "heldout": hrows,
+             "choices": {m: names[c] for m, c in zip(hmods, picks)}},
+            indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+def _ks(text):
+    try:
+        ks = [int(k) for k in text.split(",")]
+    except ValueError:
+        ks = []
+    if not ks or min(ks) < 1:
+        raise UsageError(f"--ks: '{text}' is not a list of positive numbers")
+    return ks
+
+
 COMMANDS = {
     "toolchain": (cmd_toolchain, "what this package finds", {}),
     "corpus": (cmd_corpus, "a corpus's modules; --write a sample", {}),
@@ -319,6 +413,8 @@ COMMANDS = {
     "settings": (cmd_settings, "the fixed stock-flag configurations", {}),
     "tune": (cmd_tune, "the per-module search of the size pipeline", {}),
     "headroom": (cmd_headroom, "the headroom report (docs/Pipeline.md)", {}),
+    "nearest": (cmd_nearest, "a first policy: nearest training modules "
+                "vote for a candidate configuration", {}),
 }
 
 
@@ -363,13 +459,23 @@ def parser():
         if name == "tune":
             s.add_argument("--space", default="opt,clang",
                            help="opt, clang or both (opt,clang)")
-        if name in ("tune", "headroom"):
+        if name in ("tune", "headroom", "nearest"):
             s.add_argument("--budget", type=_positive,
                            default=tune.DEFAULT_BUDGET,
                            help="compiles per module (default: %(default)s)")
-        if name == "headroom":
+        if name in ("headroom", "nearest"):
             s.add_argument("--train-corpus", required=True)
             s.add_argument("--train-out", required=True)
+        if name == "nearest":
+            s.add_argument("--valid-corpus", required=True)
+            s.add_argument("--valid-out", required=True)
+            s.add_argument("--candidates", type=_positive, default=8,
+                           help="clang-space configurations besides the "
+                           "stock settings (default: %(default)s)")
+            s.add_argument("--ks", default="1,3,5,10,25,50,100,400",
+                           help="the neighbourhoods validation chooses "
+                           "from (default: %(default)s)")
+            s.add_argument("--json", help="also write the results as JSON")
     return p
 
 

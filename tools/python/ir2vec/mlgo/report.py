@@ -19,7 +19,12 @@ from .pipeline import Config, Pipeline, stock_policies
 def run_table(engine, corpus, modules, table):
     """{setting: {module: Record}} of every module under every setting of a
     stock-settings table, through the engine (replayed when recorded)."""
-    settings = stock_policies(table)
+    return policy_table(engine, corpus, modules, stock_policies(table))
+
+
+def policy_table(engine, corpus, modules, settings):
+    """{name: {module: Record}} of every module under every (name, policy)
+    of settings, through the engine (replayed when recorded)."""
     jobs = [Job(m, corpus.bitcode(m), policy)
             for _, policy in settings for m in modules]
     records = engine.run(jobs)

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+#===- pipeline-headroom.sh - Phase 1 of the size-pipeline advisor ----------===#
+#
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#
+#===------------------------------------------------------------------------===#
+#
+# Usage: advisors/recipe/pipeline-headroom.sh --corpus DIR --out DIR
+#            [--budget N] [--train-sample N] [--workers N]
+#            [--scheduler ADDR] [--steps LIST]
+#
+# The headroom of a per-module choice of the size pipeline (docs/Pipeline.md,
+# "The headroom") and a first policy ("A first policy"), as four runs of
+# `python3 -m ir2vec.mlgo` on the corpora of vocab/recipe/build-corpus.sh
+# (--splits inline-train,inline-valid,inline-heldout):
+#
+#   heldout  tune --space opt,clang on every module of inline-heldout: the
+#            per-module search as an oracle (held-out code chooses nothing);
+#   train    tune --space opt,clang on a stratified sample of inline-train
+#            (--stratified N --seed 0): the search's labels, and the sample
+#            on which the best fixed configuration of stock flags is chosen;
+#   report   headroom: module and linked .text of -Oz, the best fixed
+#            configuration, the oracles of the size settings and of the nine
+#            inliner settings, and the two searches' oracles, on the
+#            held-out split; written to <out>/headroom.md.
+#   nearest  the first policy: the candidates (stock settings and the
+#            training search's most frequent best configurations) compiled
+#            on the three splits, k nearest training modules voting, k
+#            chosen on inline-valid; <out>/nearest.md and nearest.json.
+#
+# Every compile is a record of the package's engine, so a rerun (or a run
+# stopped at a session's end) resumes where it was. Steps run in order.
+#
+# Options:
+#   --corpus DIR        the corpora's work directory (holding inline-train/
+#                       and inline-heldout/)
+#   --out DIR           the results: <out>/heldout, <out>/train, <out>/valid,
+#                       headroom.md, nearest.md, nearest.json
+#   --budget N          compiles per module and space (default: 40)
+#   --train-sample N    training modules (default: 400)
+#   --workers N         local processes (default: the number of cores)
+#   --scheduler ADDR    a Dask scheduler instead (tcp://HOST:PORT)
+#   --steps LIST        which of heldout,train,report,nearest (default: all)
+# Environment: PYTHON (default /usr/bin/python3), with the ir2vec package
+# importable (PYTHONPATH=build/python for a build tree).
+#
+#===------------------------------------------------------------------------===#
+
+set -euo pipefail
+
+RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PYTHON=${PYTHON:-/usr/bin/python3}
+CORPUS=
+OUT=
+BUDGET=40
+SAMPLE=400
+STEPS=heldout,train,report,nearest
+WHERE=(--workers "$(nproc)")
+
+RECIPE_NAME=pipeline-headroom
+# shellcheck source=scripts/recipe-cli.sh
+. "$RECIPE_DIR/../../scripts/recipe-cli.sh"
+
+while (($#)); do
+  next_opt "--corpus --out --budget --train-sample --workers --scheduler --steps" "$@"
+  shift "$NSHIFT"
+  case $OPT in
+    --corpus) CORPUS=$VAL ;;
+    --out) OUT=$VAL ;;
+    --budget) BUDGET=$VAL ;;
+    --train-sample) SAMPLE=$VAL ;;
+    --workers) WHERE=(--workers "$VAL") ;;
+    --scheduler) WHERE=(--scheduler "$VAL") ;;
+    --steps) STEPS=$VAL ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage_error "unknown option '$OPT'" ;;
+  esac
+done
+[[ -n $CORPUS && -n $OUT ]] || usage_error "--corpus and --out are required"
+want_positive --budget "$BUDGET"
+want_positive --train-sample "$SAMPLE"
+want_corpus() { # split
+  [[ -f $CORPUS/$1/corpus_description.json ]] ||
+    die "$CORPUS/$1: not a corpus (vocab/recipe/build-corpus.sh --splits $1)"
+}
+
+mlgo() { "$PYTHON" -m ir2vec.mlgo "$@"; }
+HELD=(--corpus "$CORPUS/inline-heldout" --out "$OUT/heldout")
+TRAIN=(--corpus "$CORPUS/inline-train" --stratified "$SAMPLE" --seed 0
+  --out "$OUT/train")
+
+for step in ${STEPS//,/ }; do
+  case $step in
+    heldout)
+      want_corpus inline-heldout
+      log "tune, held-out split (oracle)"
+      mlgo tune "${HELD[@]}" --space opt,clang --budget "$BUDGET" "${WHERE[@]}"
+      ;;
+    train)
+      want_corpus inline-train
+      log "tune, $SAMPLE training modules"
+      mlgo tune "${TRAIN[@]}" --space opt,clang --budget "$BUDGET" "${WHERE[@]}"
+      ;;
+    report)
+      want_corpus inline-heldout
+      want_corpus inline-train
+      log "headroom report"
+      mlgo headroom "${HELD[@]}" --train-corpus "$CORPUS/inline-train" \
+        --train-out "$OUT/train" --budget "$BUDGET" "${WHERE[@]}" \
+        >"$OUT/headroom.md.tmp"
+      mv "$OUT/headroom.md.tmp" "$OUT/headroom.md"
+      cat "$OUT/headroom.md"
+      ;;
+    nearest)
+      want_corpus inline-valid
+      log "first policy: nearest training modules vote"
+      mlgo nearest "${HELD[@]}" --train-corpus "$CORPUS/inline-train" \
+        --train-out "$OUT/train" --valid-corpus "$CORPUS/inline-valid" \
+        --valid-out "$OUT/valid" --budget "$BUDGET" "${WHERE[@]}" \
+        --json "$OUT/nearest.json" >"$OUT/nearest.md.tmp"
+      mv "$OUT/nearest.md.tmp" "$OUT/nearest.md"
+      cat "$OUT/nearest.md"
+      ;;
+    *) usage_error "unknown step '$step' (heldout, train, report, nearest)" ;;
+  esac
+done

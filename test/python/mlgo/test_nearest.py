@@ -1,0 +1,138 @@
+# Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
+# Exceptions. See the LICENSE file for license information.
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""ir2vec.mlgo.nearest: the nearest training modules vote for the candidate
+with the smallest total .text; the candidates are the stock settings and
+the search's most frequent best configurations; `nearest` with k=1 on its
+own training modules reaches the candidates' oracle."""
+
+import json
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+import fixtures
+import ir2vec
+from ir2vec.mlgo import nearest
+from ir2vec.mlgo import pipeline as pl
+
+
+def result(config, text=100):
+    return {"best": {"config": config.key(), "text": text}}
+
+
+class ChooseTest(unittest.TestCase):
+    # Four unit rows: two near (1, 0), two near (0, 1).
+    TRAIN = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0], [0.6, 0.8]])
+    # .text of each training row under candidates 0, 1 and 2.
+    TEXT = np.array([[10.0, 8.0, 9.0],
+                     [10.0, 9.0, 12.0],
+                     [10.0, 14.0, 7.0],
+                     [10.0, 12.0, 8.0]])
+
+    def test_one_neighbour_copies_its_best(self):
+        x = np.array([[0.99, 0.14], [0.1, 0.995]])
+        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 1)),
+                         [1, 2])
+
+    def test_every_neighbour_is_the_best_fixed(self):
+        # Totals 40, 43, 36: candidate 2 for any row.
+        x = np.array([[1.0, 0.0], [0.0, 1.0]])
+        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 4)),
+                         [2, 2])
+        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 99)),
+                         [2, 2])
+
+    def test_two_neighbours_sum_their_text(self):
+        # Rows 0 and 1 nearest: totals 20, 17, 21.
+        x = np.array([[0.95, 0.3]])
+        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 2)),
+                         [1])
+
+    def test_a_tie_goes_to_the_first_candidate(self):
+        text = np.array([[5.0, 5.0], [7.0, 7.0]])
+        train = np.array([[1.0, 0.0], [0.0, 1.0]])
+        self.assertEqual(list(nearest.choose(train, text, train, 1)), [0, 0])
+
+
+class StandardiseTest(unittest.TestCase):
+    def test_unit_rows_and_constant_features(self):
+        train = np.array([[1.0, 5.0, 2.0], [3.0, 5.0, 2.0], [2.0, 5.0, 8.0]])
+        other = np.array([[2.0, 5.0, 4.0], [2.0, 5.0, 4.0]])
+        t, o = nearest.standardise(train, other)
+        self.assertTrue(np.all(np.isfinite(t)) and np.all(np.isfinite(o)))
+        np.testing.assert_allclose(np.linalg.norm(t, axis=1), 1.0)
+        # other's rows are train's mean: nothing is left to scale.
+        np.testing.assert_array_equal(o, np.zeros_like(o))
+        # By train's statistics: column 0 becomes (-1.22, 1.22, 0), column 2
+        # (-0.71, -0.71, 1.41), then each row is scaled to unit length.
+        np.testing.assert_allclose(t[0], [-0.8660254, 0, -0.5], atol=1e-6)
+
+
+class CandidatesTest(unittest.TestCase):
+    def test_stock_first_then_by_count_without_oz(self):
+        oz = pl.Config.oz()
+        a = pl.Config(oz.passes, veto=("licm",))
+        b = pl.Config(oz.passes, outline=True)
+        results = [result(oz)] * 5 + [result(b)] * 2 + [result(a)] * 3 + \
+            [None, {"best": {"config": a.key(), "text": None}}]
+        cands = nearest.candidates(results, 1)
+        stock = [n for n, _ in pl.stock_policies("size")]
+        self.assertEqual([n for n, _ in cands], stock + [a.describe()])
+        self.assertEqual(cands[-1][1].config, a)
+        two = nearest.candidates(results, 5)
+        self.assertEqual([n for n, _ in two][len(stock):],
+                         [a.describe(), b.describe()])
+
+
+class EmbedTest(fixtures.CorpusTestCase):
+    def test_rows_are_the_program_vectors(self):
+        names = sorted(fixtures.MODULES)
+        x = nearest.embed([self.bc(m) for m in names], threads=2)
+        self.assertEqual(x.shape[0], len(names))
+        for row, m in zip(x, names):
+            want = ir2vec.initEmbedding(self.bc(m), "fa").getProgramVector()
+            np.testing.assert_array_equal(row, want)
+
+    def test_a_bad_file_is_named(self):
+        bad = self.tmp("bad.bc")
+        with open(bad, "w") as f:
+            f.write("not bitcode")
+        with self.assertRaisesRegex(ValueError, "bad.bc"):
+            nearest.embed([self.bc("Oz-preopt/prog/prog"), bad])
+
+
+class CommandTest(fixtures.CorpusTestCase):
+    def mlgo(self, *argv):
+        done = subprocess.run([sys.executable, "-m", "ir2vec.mlgo", *argv],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done
+
+    def test_one_neighbour_on_its_training_modules_is_the_oracle(self):
+        tuned = self.tmp("tune")
+        self.mlgo("tune", "--corpus", self.corpus, "--out", tuned,
+                  "--space", "clang", "--budget", "9", "--workers", "2")
+        out = self.tmp("nearest.json")
+        self.mlgo("nearest", "--corpus", self.corpus, "--out",
+                  self.tmp("held"), "--train-corpus", self.corpus,
+                  "--train-out", tuned, "--valid-corpus", self.corpus,
+                  "--valid-out", self.tmp("valid"), "--budget", "9",
+                  "--candidates", "2", "--ks", "1,3", "--workers", "2",
+                  "--json", out)
+        with open(out) as f:
+            doc = json.load(f)
+        rows = {r[0]: r for r in doc["validation"]}
+        # Each module is its own nearest: its best candidate, the oracle.
+        self.assertEqual(rows["nearest, k=1"][2:5:2],
+                         rows["oracle of the candidates"][2:5:2])
+        self.assertEqual(doc["k"], 1)
+        self.assertEqual(sorted(doc["choices"]), sorted(fixtures.MODULES))
+        for c in doc["choices"].values():
+            self.assertIn(c, doc["candidates"])
+
+
+if __name__ == "__main__":
+    unittest.main()
