@@ -11,7 +11,7 @@
 #include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
 
-#include "Network.h"
+#include "irtk/advisors/Network.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -8,7 +8,7 @@
 # ===----------------------------------------------------------------------===#
 """Trains the inline advisor's model on the objective itself: MLGO's
 blackbox evolution strategies (irtk-train es-start/es-candidates/es-update,
-advisors/include/irtk/advisors/Evolution.h) over a warm-start model, each
+training/include/irtk/training/Evolution.h) over a warm-start model, each
 candidate judged by compiling the corpus's modules with it at -Oz.
 
   es-train.py --corpus C --out O --model WARM.json [--steps N]

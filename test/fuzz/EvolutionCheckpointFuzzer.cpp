@@ -15,7 +15,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/Evolution.h"
+#include "irtk/training/Evolution.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -28,6 +28,7 @@
 #include <vector>
 
 using namespace irtk::advisors;
+using namespace irtk::training;
 
 static std::string saved(const EvolutionStrategies &ES) {
   std::string Text;

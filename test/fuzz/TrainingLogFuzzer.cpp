@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/TrainingLog.h"
+#include "irtk/training/TrainingLog.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
-using namespace irtk::advisors;
+using namespace irtk::training;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Text(reinterpret_cast<const char *>(Data), Size);

@@ -19,12 +19,12 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/Evolution.h"
 #include "irtk/advisors/MLP.h"
-#include "irtk/advisors/Trainer.h"
-#include "irtk/advisors/TrainingLog.h"
 #include "irtk/support/OutputFile.h"
 #include "irtk/support/ReadFile.h"
+#include "irtk/training/Evolution.h"
+#include "irtk/training/Trainer.h"
+#include "irtk/training/TrainingLog.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,6 +46,7 @@
 namespace po = boost::program_options;
 using namespace llvm;
 using namespace irtk::advisors;
+using namespace irtk::training;
 
 static constexpr const char *ToolName = "irtk-train";
 

@@ -16,8 +16,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_ADVISORS_LIB_NETWORK_H
-#define IRTK_ADVISORS_LIB_NETWORK_H
+#ifndef IRTK_ADVISORS_NETWORK_H
+#define IRTK_ADVISORS_NETWORK_H
 
 #include "irtk/advisors/MLP.h"
 
@@ -212,4 +212,4 @@ int64_t keepDefault(OutputKind Output, double Margin, ScoreT &&Score,
 
 } // namespace irtk::advisors
 
-#endif // IRTK_ADVISORS_LIB_NETWORK_H
+#endif // IRTK_ADVISORS_NETWORK_H

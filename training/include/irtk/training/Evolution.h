@@ -24,8 +24,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_ADVISORS_EVOLUTION_H
-#define IRTK_ADVISORS_EVOLUTION_H
+#ifndef IRTK_TRAINING_EVOLUTION_H
+#define IRTK_TRAINING_EVOLUTION_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -41,8 +41,12 @@ class raw_ostream;
 } // namespace llvm
 
 namespace irtk::advisors {
-
 struct MLPDescription;
+} // namespace irtk::advisors
+
+namespace irtk::training {
+
+using advisors::MLPDescription;
 
 /// What a checkpoint does not carry of \p M: a hash (xxh3, "xxh3:" and 16
 /// hex digits) of the model as written with every weight and bias 0 and
@@ -128,6 +132,6 @@ private:
   std::unique_ptr<Impl> I;
 };
 
-} // namespace irtk::advisors
+} // namespace irtk::training
 
-#endif // IRTK_ADVISORS_EVOLUTION_H
+#endif // IRTK_TRAINING_EVOLUTION_H

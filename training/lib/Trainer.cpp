@@ -6,13 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/Trainer.h"
+#include "irtk/training/Trainer.h"
 #include "irtk/advisors/Features.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-#include "Network.h"
+#include "irtk/advisors/Network.h"
 
 #include <Eigen/Dense>
 
@@ -24,8 +24,9 @@
 #include <random>
 
 using namespace llvm;
+using namespace irtk::advisors;
 
-namespace irtk::advisors {
+namespace irtk::training {
 
 size_t Dataset::width() const {
   size_t W = 0;
@@ -605,4 +606,4 @@ Expected<Agreement> agreement(const MLPDescription &M, const Dataset &D) {
   return Result;
 }
 
-} // namespace irtk::advisors
+} // namespace irtk::training

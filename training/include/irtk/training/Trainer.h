@@ -18,11 +18,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_ADVISORS_TRAINER_H
-#define IRTK_ADVISORS_TRAINER_H
+#ifndef IRTK_TRAINING_TRAINER_H
+#define IRTK_TRAINING_TRAINER_H
 
 #include "irtk/advisors/MLP.h"
-#include "irtk/advisors/TrainingLog.h"
+#include "irtk/training/TrainingLog.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -30,7 +30,11 @@
 #include <string>
 #include <vector>
 
-namespace irtk::advisors {
+namespace irtk::training {
+
+using advisors::ActivationKind;
+using advisors::MLPDescription;
+using advisors::OutputKind;
 
 /// Examples drawn from logs: one row per observation.
 struct Dataset {
@@ -137,6 +141,6 @@ llvm::Expected<Agreement> agreement(const MLPDescription &M, const Dataset &D);
 /// (agreement(M, D).Share).
 llvm::Expected<double> accuracy(const MLPDescription &M, const Dataset &D);
 
-} // namespace irtk::advisors
+} // namespace irtk::training
 
-#endif // IRTK_ADVISORS_TRAINER_H
+#endif // IRTK_TRAINING_TRAINER_H

@@ -6,12 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/Evolution.h"
+#include "irtk/training/Evolution.h"
 #include "irtk/advisors/MLP.h"
 #include "irtk/support/Format.h"
 #include "irtk/support/JSON.h"
 
-#include "Network.h"
+#include "irtk/advisors/Network.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -26,8 +26,9 @@
 #include <random>
 
 using namespace llvm;
+using namespace irtk::advisors;
 
-namespace irtk::advisors {
+namespace irtk::training {
 
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
@@ -369,4 +370,4 @@ Expected<EvolutionStrategies> EvolutionStrategies::load(StringRef Text,
   return EvolutionStrategies(std::move(I));
 }
 
-} // namespace irtk::advisors
+} // namespace irtk::training

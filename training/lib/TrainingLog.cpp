@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/TrainingLog.h"
+#include "irtk/training/TrainingLog.h"
 #include "irtk/advisors/Features.h"
 #include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
@@ -15,8 +15,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
+using namespace irtk::advisors;
 
-namespace irtk::advisors {
+namespace irtk::training {
 
 Expected<TensorSpec> parseTensorSpec(const json::Value &V, const Twine &Where) {
   auto Fail = [&](const Twine &Msg) -> Error {
@@ -182,4 +183,4 @@ double TrainingLog::value(const Observation &O, size_t Feature,
                     Data.data() + O.Offset + FeatureOffsets[Feature], Element);
 }
 
-} // namespace irtk::advisors
+} // namespace irtk::training

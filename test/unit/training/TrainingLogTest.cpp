@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/TrainingLog.h"
+#include "irtk/training/TrainingLog.h"
 #include "irtk/advisors/Policy.h"
-#include "irtk/advisors/Trainer.h"
+#include "irtk/training/Trainer.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,6 +20,7 @@
 
 using namespace llvm;
 using namespace irtk::advisors;
+using namespace irtk::training;
 
 namespace {
 

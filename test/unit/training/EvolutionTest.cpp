@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "irtk/advisors/Evolution.h"
+#include "irtk/training/Evolution.h"
 #include "irtk/advisors/MLP.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -19,6 +19,7 @@
 
 using namespace llvm;
 using namespace irtk::advisors;
+using namespace irtk::training;
 
 namespace {
 

@@ -16,8 +16,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef IRTK_ADVISORS_TRAININGLOG_H
-#define IRTK_ADVISORS_TRAININGLOG_H
+#ifndef IRTK_TRAINING_TRAININGLOG_H
+#define IRTK_TRAINING_TRAININGLOG_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace irtk::advisors {
+namespace irtk::training {
 
 /// A TensorSpec from its JSON form ({"name", "port", "type", "shape"});
 /// errors name \p Where.
@@ -70,6 +70,6 @@ private:
   std::vector<Observation> Observations;
 };
 
-} // namespace irtk::advisors
+} // namespace irtk::training
 
-#endif // IRTK_ADVISORS_TRAININGLOG_H
+#endif // IRTK_TRAINING_TRAININGLOG_H
