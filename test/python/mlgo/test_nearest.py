@@ -2,9 +2,11 @@
 # Exceptions. See the LICENSE file for license information.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """ir2vec.mlgo.nearest: the nearest training modules vote for the candidate
-with the smallest total .text; the candidates are the stock settings and
-the search's most frequent best configurations; `nearest` with k=1 on its
-own training modules reaches the candidates' oracle."""
+with the largest mean relative gain over the best fixed setting, beyond a
+margin; the candidates are the stock settings and the search's most
+frequent best configurations, or the fixed setting's analogue and its most
+frequent additions; `nearest` with k=1 on its own training modules reaches
+the candidates' oracle."""
 
 import json
 import subprocess
@@ -26,35 +28,45 @@ def result(config, text=100):
 class ChooseTest(unittest.TestCase):
     # Four unit rows: two near (1, 0), two near (0, 1).
     TRAIN = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0], [0.6, 0.8]])
-    # .text of each training row under candidates 0, 1 and 2.
+    # .text of each training row under candidates 0 (the base), 1 and 2.
+    # Relative gains over the base: (0, .2, .1), (0, .1, -.2),
+    # (0, -.4, .3), (0, -.2, .2).
     TEXT = np.array([[10.0, 8.0, 9.0],
                      [10.0, 9.0, 12.0],
                      [10.0, 14.0, 7.0],
                      [10.0, 12.0, 8.0]])
 
+    def choose(self, x, k, margin=0.0, base=0):
+        return list(nearest.choose(self.TRAIN, self.TEXT, np.array(x), k,
+                                   base, margin))
+
     def test_one_neighbour_copies_its_best(self):
-        x = np.array([[0.99, 0.14], [0.1, 0.995]])
-        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 1)),
+        self.assertEqual(self.choose([[0.99, 0.14], [0.1, 0.995]], 1),
                          [1, 2])
 
-    def test_every_neighbour_is_the_best_fixed(self):
-        # Totals 40, 43, 36: candidate 2 for any row.
-        x = np.array([[1.0, 0.0], [0.0, 1.0]])
-        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 4)),
-                         [2, 2])
-        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 99)),
-                         [2, 2])
+    def test_every_neighbour_gives_one_choice(self):
+        # Mean gains -.075 and .1: candidate 2 for any row.
+        x = [[1.0, 0.0], [0.0, 1.0]]
+        self.assertEqual(self.choose(x, 4), [2, 2])
+        self.assertEqual(self.choose(x, 99), [2, 2])
 
-    def test_two_neighbours_sum_their_text(self):
-        # Rows 0 and 1 nearest: totals 20, 17, 21.
-        x = np.array([[0.95, 0.3]])
-        self.assertEqual(list(nearest.choose(self.TRAIN, self.TEXT, x, 2)),
-                         [1])
+    def test_two_neighbours_average_their_gains(self):
+        # Rows 0 and 1 nearest: mean gains .15 and -.05.
+        self.assertEqual(self.choose([[0.95, 0.3]], 2), [1])
+
+    def test_a_gain_under_the_margin_keeps_the_base(self):
+        self.assertEqual(self.choose([[0.95, 0.3]], 2, margin=0.14), [1])
+        self.assertEqual(self.choose([[0.95, 0.3]], 2, margin=0.16), [0])
+
+    def test_no_gain_keeps_the_base(self):
+        # Near rows 2 and 3 with the base at column 2: every other
+        # candidate is larger.
+        self.assertEqual(self.choose([[0.3, 0.95]], 2, base=2), [2])
 
     def test_a_tie_goes_to_the_first_candidate(self):
-        text = np.array([[5.0, 5.0], [7.0, 7.0]])
-        train = np.array([[1.0, 0.0], [0.0, 1.0]])
-        self.assertEqual(list(nearest.choose(train, text, train, 1)), [0, 0])
+        text = np.array([[8.0, 8.0, 10.0]])
+        train = np.array([[1.0, 0.0]])
+        self.assertEqual(list(nearest.choose(train, text, train, 1, 2)), [0])
 
 
 class StandardiseTest(unittest.TestCase):
@@ -87,6 +99,34 @@ class CandidatesTest(unittest.TestCase):
                          [a.describe(), b.describe()])
 
 
+class AroundTest(unittest.TestCase):
+    def test_the_fixed_setting_and_its_most_frequent_additions(self):
+        sp = pl.space()
+        oz = list(sp.oz)
+        last = sp.last_point
+        licm = pl.Config(oz, veto=("licm",))
+        inline = pl.Config(oz[:last] + ["inline"] + oz[last:])
+        results = [result(licm)] * 3 + [result(inline)] * 2 + \
+            [result(pl.Config.oz())] * 4
+        base = pl.Config(oz[:last] + ["mergefunc", "iroutliner"] +
+                         oz[last:], outline=True)
+        stock = [n for n, _ in pl.stock_policies("size")]
+        one = nearest.around("Oz+mf+mo+iro", results, 1)
+        self.assertEqual([n for n, _ in one][len(stock):],
+                         [base.describe(),
+                          pl.Config(base.passes, ("licm",),
+                                    True).describe()])
+        self.assertEqual(one[len(stock)][1].config, base)
+        # Moves no best configuration makes are not candidates.
+        many = nearest.around("Oz+mf+mo+iro", results, 50)
+        with_inline = pl.Config(base.passes[:last + 2] + ("inline",) +
+                                base.passes[last + 2:], outline=True)
+        self.assertEqual([n for n, _ in many][len(stock) + 1:],
+                         [pl.Config(base.passes, ("licm",),
+                                    True).describe(),
+                          with_inline.describe()])
+
+
 class EmbedTest(fixtures.CorpusTestCase):
     def test_rows_are_the_program_vectors(self):
         names = sorted(fixtures.MODULES)
@@ -115,23 +155,31 @@ class CommandTest(fixtures.CorpusTestCase):
         tuned = self.tmp("tune")
         self.mlgo("tune", "--corpus", self.corpus, "--out", tuned,
                   "--space", "clang", "--budget", "9", "--workers", "2")
-        out = self.tmp("nearest.json")
-        self.mlgo("nearest", "--corpus", self.corpus, "--out",
-                  self.tmp("held"), "--train-corpus", self.corpus,
-                  "--train-out", tuned, "--valid-corpus", self.corpus,
-                  "--valid-out", self.tmp("valid"), "--budget", "9",
-                  "--candidates", "2", "--ks", "1,3", "--workers", "2",
-                  "--json", out)
-        with open(out) as f:
-            doc = json.load(f)
-        rows = {r[0]: r for r in doc["validation"]}
-        # Each module is its own nearest: its best candidate, the oracle.
-        self.assertEqual(rows["nearest, k=1"][2:5:2],
-                         rows["oracle of the candidates"][2:5:2])
-        self.assertEqual(doc["k"], 1)
-        self.assertEqual(sorted(doc["choices"]), sorted(fixtures.MODULES))
-        for c in doc["choices"].values():
-            self.assertIn(c, doc["candidates"])
+        for kind in ([], ["--around-fixed"]):
+            with self.subTest(kind=kind):
+                out = self.tmp(f"nearest{len(kind)}.json")
+                self.mlgo("nearest", "--corpus", self.corpus, "--out",
+                          self.tmp("held"), "--train-corpus", self.corpus,
+                          "--train-out", tuned, "--valid-corpus",
+                          self.corpus, "--valid-out", self.tmp("valid"),
+                          "--budget", "9", "--candidates", "2", "--ks",
+                          "1,3", "--margins", "0,0.5", "--workers", "2",
+                          "--json", out, *kind)
+                with open(out) as f:
+                    doc = json.load(f)
+                rows = {r[0]: r for r in doc["validation"]}
+                # Each module is its own nearest: its best candidate.
+                self.assertEqual(rows["nearest, k=1, margin=0"][2:5:2],
+                                 rows["oracle of the candidates"][2:5:2])
+                # A margin of 50% keeps the best fixed setting.
+                fixed = rows[f"best fixed ({doc['fixed']})"]
+                self.assertEqual(rows["nearest, k=3, margin=0.5"][2:5:2],
+                                 fixed[2:5:2])
+                self.assertEqual((doc["k"], doc["margin"]), (1, 0))
+                self.assertEqual(sorted(doc["choices"]),
+                                 sorted(fixtures.MODULES))
+                for c in doc["choices"].values():
+                    self.assertIn(c, doc["candidates"])
 
 
 if __name__ == "__main__":

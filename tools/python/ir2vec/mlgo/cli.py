@@ -35,7 +35,7 @@ from .corpus import Corpus, CorpusError
 from .engine import Engine, EngineError, Job, summary, write_atomically
 from .extract import ExtractError
 from .log import LogError
-from .pipeline import PipelineError, stock_policies
+from .pipeline import PipelineError
 from .policy import Default, Model, Policy, Replay
 from .toolchain import MissingTool, Toolchain
 
@@ -326,7 +326,8 @@ def _ok_everywhere(table, modules):
 
 def cmd_nearest(args):
     import numpy as np
-    ks = _ks(args.ks)
+    ks = _numbers(args.ks, "--ks", int)
+    margins = _numbers(args.margins, "--margins", float)
     train, valid, held = (Corpus(args.train_corpus), Corpus(args.valid_corpus),
                           _corpus(args))
     params = _tune_params(args)
@@ -334,13 +335,15 @@ def cmd_nearest(args):
         res = [r for r in _results(te.out, "clang", list(train)) if r]
         if not res:
             raise UsageError(f"{args.train_out}: no clang-space tune results")
-        cands = nearest.candidates(res, args.candidates)
-        names = [n for n, _ in cands]
         tmods = [r["module"] for r in res]
+        stock = report.run_table(te, train, tmods, "size")
+        fixed = _best(stock, _ok_everywhere(stock, tmods))
+        cands = nearest.around(fixed, res, args.candidates) \
+            if args.around_fixed else nearest.candidates(res, args.candidates)
+        names = [n for n, _ in cands]
         ttab = report.policy_table(te, train, tmods, cands)
     tmods = _ok_everywhere(ttab, tmods)
-    stock = {n: ttab[n] for n, _ in stock_policies("size")}
-    fixed = _best(stock, tmods)
+    base = names.index(fixed)
     ttext = np.array([[ttab[n][m].text for n in names] for m in tmods],
                      dtype=np.float64)
     print(f"{len(tmods)} training modules, {len(names)} candidates; "
@@ -356,52 +359,60 @@ def cmd_nearest(args):
     def choice(table, mods, picks):
         return {m: table[names[c]][m] for m, c in zip(mods, picks)}
 
+    tx = nearest.embed([train.bitcode(m) for m in tmods])
     with _engine(args, params, out=args.valid_out) as ve:
         vtab, vmods, vx = evaluate(ve, valid)
-        tx = nearest.embed([train.bitcode(m) for m in tmods])
         txs, vxs = nearest.standardise(tx, vx)
         vrows = {"-Oz": vtab["Oz"], f"best fixed ({fixed})": vtab[fixed],
                  "oracle of the candidates": report.oracle(list(vtab.values()))}
+        tried = []
         for k in ks:
-            picks = nearest.choose(txs, ttext, vxs, k)
-            vrows[f"nearest, k={k}"] = choice(vtab, vmods, picks)
+            for margin in margins:
+                picks = nearest.choose(txs, ttext, vxs, k, base, margin)
+                vrows[f"nearest, k={k}, margin={margin:g}"] = choice(
+                    vtab, vmods, picks)
+                tried.append((k, margin))
         rows = report.compare(ve, vrows, base="-Oz")
-    scored = [r for r in rows if r[0].startswith("nearest, k=")]
-    k_best = ks[scored.index(min(scored, key=lambda r: (r[4], r[2])))]
+    scored = rows[3:]
+    k_best, m_best = tried[scored.index(min(scored,
+                                            key=lambda r: (r[4], r[2])))]
     with _engine(args, params) as he:
         htab, hmods, hx = evaluate(he, held)
         txs, hxs = nearest.standardise(tx, hx)
-        picks = nearest.choose(txs, ttext, hxs, k_best)
-        hchoice = choice(htab, hmods, picks)
+        picks = nearest.choose(txs, ttext, hxs, k_best, base, m_best)
         hrows = report.compare(he, {
             "-Oz": htab["Oz"], f"best fixed ({fixed}, chosen on training)":
-            htab[fixed], f"nearest, k={k_best} (chosen on validation)":
-            hchoice, "oracle of the candidates":
-            report.oracle(list(htab.values()))}, base="-Oz")
+            htab[fixed], f"nearest, k={k_best}, margin={m_best:g} (chosen "
+            "on validation)": choice(htab, hmods, picks),
+            "oracle of the candidates": report.oracle(list(htab.values()))},
+            base="-Oz")
     print(f"candidates ({len(names)}, from {len(tmods)} training modules):")
     for n in names:
         print(f"- {n}")
-    print(f"\nvalidation ({len(vmods)} modules); k by linked .text: {k_best}")
+    print(f"\nvalidation ({len(vmods)} modules); k and margin by linked "
+          f".text: {k_best}, {m_best:g}")
     print(report.markdown(rows))
     print(f"\nheld-out ({len(hmods)} modules)")
     print(report.markdown(hrows))
     if args.json:
         write_atomically(args.json, json.dumps(
             {"candidates": names, "fixed": fixed, "k": k_best,
-             "validation": rows, "heldout": hrows,
+             "margin": m_best, "validation": rows, "heldout": hrows,
              "choices": {m: names[c] for m, c in zip(hmods, picks)}},
             indent=1, sort_keys=True) + "\n")
     return 0
 
 
-def _ks(text):
+def _numbers(text, option, kind):
     try:
-        ks = [int(k) for k in text.split(",")]
+        values = [kind(v) for v in text.split(",")]
     except ValueError:
-        ks = []
-    if not ks or min(ks) < 1:
-        raise UsageError(f"--ks: '{text}' is not a list of positive numbers")
-    return ks
+        values = []
+    if not values or min(values) < 0 or (kind is int and min(values) < 1):
+        raise UsageError(f"{option}: '{text}' is not a list of "
+                         f"{'positive' if kind is int else 'non-negative'} "
+                         "numbers")
+    return values
 
 
 COMMANDS = {
@@ -470,11 +481,20 @@ def parser():
             s.add_argument("--valid-corpus", required=True)
             s.add_argument("--valid-out", required=True)
             s.add_argument("--candidates", type=_positive, default=8,
-                           help="clang-space configurations besides the "
-                           "stock settings (default: %(default)s)")
+                           help="clang-space configurations (or moves) "
+                           "besides the stock settings (default: "
+                           "%(default)s)")
             s.add_argument("--ks", default="1,3,5,10,25,50,100,400",
                            help="the neighbourhoods validation chooses "
                            "from (default: %(default)s)")
+            s.add_argument("--margins", default="0",
+                           help="the least mean relative gain over the "
+                           "best fixed setting that makes a module leave "
+                           "it; validation chooses (default: %(default)s)")
+            s.add_argument("--around-fixed", action="store_true",
+                           help="candidates: the best fixed setting's "
+                           "clang-space analogue and its most frequent "
+                           "single moves")
             s.add_argument("--json", help="also write the results as JSON")
     return p
 

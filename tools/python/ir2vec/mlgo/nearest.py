@@ -6,19 +6,22 @@ policy"): a module's k nearest training modules, by their module-level
 embeddings, vote for one of a few candidate configurations.
 
 The candidates are the stock size settings (``data/stock-settings.json``,
-table ``size``) and the clang-space configurations the training search
-(``tune``) found best most often. Every candidate is compiled on every
-training module; a module's choice is the candidate with the smallest
-total .text over its k nearest training modules (cosine similarity of the
-standardised embeddings). k = every training module is the best fixed
-candidate; k = 1 copies the nearest module's best candidate. Validation
-chooses k; held-out code only reports.
+table ``size``), then either the clang-space configurations the training
+search (``tune``) found best most often, or (``around``) the clang-space
+analogue of the best fixed setting and its most frequent single moves.
+Every candidate is compiled on every training module. A module's choice
+is the candidate with the largest mean relative gain over the best fixed
+setting among its k nearest training modules (cosine similarity of the
+standardised embeddings), if that gain exceeds a margin; otherwise the
+best fixed setting. Validation chooses k and the margin; held-out code
+only reports.
 """
 
 import collections
 import json
 
-from .pipeline import Config, Pipeline, stock_policies
+from .pipeline import Config, Pipeline, space, stock_policies
+from .tune import start_config, neighbours
 
 
 def candidates(results, n):
@@ -58,16 +61,64 @@ def standardise(train, *others):
     return [norm(train)] + [norm(o) for o in others]
 
 
-def choose(train_x, train_text, x, k):
+def choose(train_x, train_text, x, k, base, margin=0.0):
     """Each row of x's candidate (a column index of train_text): the one
-    with the smallest .text summed over the row's k nearest rows of
-    train_x (unit rows: cosine similarity). Ties go to the lower index."""
+    with the largest mean relative gain over column base, (base - c) /
+    base, among the row's k nearest rows of train_x (unit rows: cosine
+    similarity), when that gain exceeds margin; else base. Ties go to the
+    lower index."""
     import numpy as np
     k = min(k, len(train_x))
+    ref = train_text[:, [base]]
+    gain = (ref - train_text) / np.where(ref > 0, ref, 1.0)
     sim = x @ train_x.T
     near = np.argsort(-sim, axis=1, kind="stable")[:, :k]
-    totals = train_text[near].sum(axis=1)
-    return np.argmin(totals, axis=1)
+    mean = gain[near].mean(axis=1)
+    best = np.argmax(mean, axis=1)
+    return np.where(mean[np.arange(len(x)), best] > margin, best, base)
+
+
+def around(fixed, results, n):
+    """[(name, policy)]: the stock size settings, the clang-space analogue
+    of the stock setting named fixed (its flags as appended passes), and
+    that analogue's n single additions (a veto, or an appended
+    sub-pipeline) most often part of the results' best configurations
+    (ties in the moves' order). Removals are left out: the stock settings
+    hold the analogue without each of its flags."""
+    sp = space()
+    base = start_config(fixed, sp)
+    best = [Config.from_key(r["best"]["config"]) for r in results
+            if r and r["best"]["text"] is not None]
+    counts = []
+    for m in neighbours(base, sp, "clang"):
+        change = _addition(base, m, sp)
+        if change:
+            counts.append((sum(1 for b in best if _has(b, change, sp)), m))
+    out = list(stock_policies("size")) + [(base.describe(), Pipeline(base))]
+    ranked = sorted(enumerate(counts), key=lambda ic: (-ic[1][0], ic[0]))
+    out += [(m.describe(), Pipeline(m)) for _, (c, m) in ranked[:n] if c]
+    return out
+
+
+def _addition(base, move, sp):
+    """("veto", pass) or ("extra", name, times) that move adds to base, or
+    None for any other move."""
+    if move.outline != base.outline:
+        return None
+    added = set(move.veto) - set(base.veto)
+    if added:
+        return ("veto", added.pop())
+    extra = collections.Counter(move.appended(sp))
+    extra.subtract(base.appended(sp))
+    more = [e for e, c in extra.items() if c > 0]
+    return ("extra", more[0], move.appended(sp).count(more[0])) \
+        if more else None
+
+
+def _has(config, change, sp):
+    if change[0] == "veto":
+        return change[1] in config.veto
+    return config.appended(sp).count(change[1]) >= change[2]
 
 
 def embed(paths, threads=0):

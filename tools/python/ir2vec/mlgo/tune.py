@@ -36,7 +36,7 @@ DEFAULT_BUDGET = 40
 RESTART_WALK = 3
 
 
-def _start_config(name, sp):
+def start_config(name, sp):
     """The config nearest a stock size setting (its flags as passes)."""
     parts = name.split("+")
     extras = [e for e, flag in (("mergefunc", "mf"), ("iroutliner", "iro"))
@@ -132,7 +132,7 @@ class Search:
             settings[name] = self._compile(policy)
         ok = {n: t for n, t in settings.items() if t is not None}
         start_name = min(ok, key=lambda n: (ok[n], n)) if ok else "Oz"
-        start = _start_config(start_name, self.sp)
+        start = start_config(start_name, self.sp)
         if self.kind == "clang" and not start.clang_reachable(self.sp):
             start = Config.oz(self.sp)
         best, best_text = start, self.evaluate(start)
