@@ -25,10 +25,11 @@
 #            configuration, the oracles of the size settings and of the nine
 #            inliner settings, and the two searches' oracles, on the
 #            held-out split; written to <out>/headroom.md.
-#   nearest  the first policy: the candidates (stock settings and the
-#            training search's most frequent best configurations) compiled
-#            on the three splits, k nearest training modules voting, k
-#            chosen on inline-valid; <out>/nearest.md and nearest.json.
+#   nearest  the first policy: the candidates (the stock settings, the
+#            best fixed setting's clang-space analogue and its 6 most
+#            frequent additions) compiled on the three splits, the k
+#            nearest training modules voting with a margin, k and the
+#            margin chosen on inline-valid; <out>/nearest.md and .json.
 #
 # Every compile is a record of the package's engine, so a rerun (or a run
 # stopped at a session's end) resumes where it was. Steps run in order.
@@ -119,6 +120,7 @@ for step in ${STEPS//,/ }; do
       mlgo nearest "${HELD[@]}" --train-corpus "$CORPUS/inline-train" \
         --train-out "$OUT/train" --valid-corpus "$CORPUS/inline-valid" \
         --valid-out "$OUT/valid" --budget "$BUDGET" "${WHERE[@]}" \
+        --around-fixed --candidates 6 --margins 0,0.005,0.01,0.02,0.05 \
         --json "$OUT/nearest.json" >"$OUT/nearest.md.tmp"
       mv "$OUT/nearest.md.tmp" "$OUT/nearest.md"
       cat "$OUT/nearest.md"
