@@ -63,7 +63,8 @@ inline std::string storeSubcommandArguments(
     std::vector<std::string> Args(Argv + 2, Argv + Argc);
     po::store(parseArguments(Args, Desc, Positional), VM);
     Help = VM.count("help") > 0;
-    if (RefuseEmptyValues)
+    // --help takes no value: Boost stores it as an empty string.
+    if (RefuseEmptyValues && !Help)
       for (const auto &[Name, Value] : VM) {
         // An empty value would read as the option's default.
         const auto *Text = boost::any_cast<std::string>(&Value.value());

@@ -19,6 +19,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "irtk/advisors/Features.h"
 #include "irtk/advisors/MLP.h"
 #include "irtk/support/OutputFile.h"
 #include "irtk/support/ReadFile.h"
@@ -26,6 +27,7 @@
 #include "irtk/training/Trainer.h"
 #include "irtk/training/TrainingLog.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -41,6 +43,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <tuple>
 
 namespace po = boost::program_options;
@@ -50,31 +53,49 @@ using namespace irtk::training;
 
 static constexpr const char *ToolName = "irtk-train";
 
-static const char *const Usage =
-    "USAGE: irtk-train dump [--observations] <log> ...\n"
-    "       irtk-train fit --advisor inline|evict -o <model.json> <log> ...\n"
-    "                  [--logs-from FILE] [--exclude F,...] [--include F,...]\n"
-    "                  [--no-embeddings] [--hidden N,...] [--activation "
-    "relu|tanh]\n"
-    "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
-    "[--seed N]\n"
-    "                  [--label F] [--balance] [--departure-weight X]\n"
-    "                  [--positional] [--support] [--ensemble K]\n"
-    "                  [--default-margin X] [--quiet]\n"
-    "       irtk-train eval --model <model.json> <log> ... [--logs-from "
-    "FILE]\n"
-    "                  [--default-margin X]\n"
-    "       irtk-train features --advisor inline|evict\n"
-    "       irtk-train pack <model.json> [-o <model.json.bin>] [--quiet]\n"
-    "       irtk-train es-start --model <model.json> -o <checkpoint.json>\n"
-    "                  [--perturbations N] [--sigma X] [--step-size X]\n"
-    "                  [--seed N] [--relative-noise] [--layers L,...]\n"
-    "       irtk-train es-candidates --model <model.json> --checkpoint "
-    "<checkpoint.json>\n"
-    "                  -o <dir>\n"
-    "       irtk-train es-update --checkpoint <checkpoint.json> --rewards "
-    "<file>\n"
-    "                  [--model <model.json>]\n";
+/// The advisors' names as the usage line writes them: "inline|evict".
+static std::string advisorChoices(StringRef Separator) {
+  std::string Out;
+  for (const AdvisorInfo &A : advisors())
+    Out += (Out.empty() ? "" : Separator.str()) + A.Name.str();
+  return Out;
+}
+
+static std::string usage() {
+  std::string Advisors = advisorChoices("|");
+  return "USAGE: irtk-train dump [--observations] <log> ...\n"
+         "       irtk-train fit --advisor " +
+         Advisors +
+         " -o <model.json> <log> ...\n"
+         "                  [--logs-from FILE] [--exclude F,...] [--include "
+         "F,...]\n"
+         "                  [--no-embeddings] [--hidden N,...] [--activation "
+         "relu|tanh]\n"
+         "                  [--epochs N] [--batch-size N] [--lr X] [--l2 X] "
+         "[--seed N]\n"
+         "                  [--label F] [--balance] [--departure-weight X]\n"
+         "                  [--positional] [--support] [--ensemble K]\n"
+         "                  [--default-margin X] [--quiet]\n"
+         "       irtk-train eval --model <model.json> <log> ... [--logs-from "
+         "FILE]\n"
+         "                  [--default-margin X]\n"
+         "       irtk-train features --advisor " +
+         Advisors +
+         "\n"
+         "       irtk-train pack <model.json> [-o <model.json.bin>] "
+         "[--quiet]\n"
+         "       irtk-train es-start --model <model.json> -o "
+         "<checkpoint.json>\n"
+         "                  [--perturbations N] [--sigma X] [--step-size X]\n"
+         "                  [--seed N] [--relative-noise] [--layers L,...]\n"
+         "       irtk-train es-candidates --model <model.json> --checkpoint "
+         "<checkpoint.json>\n"
+         "                  -o <dir>\n"
+         "       irtk-train es-update --checkpoint <checkpoint.json> "
+         "--rewards <file>\n"
+         "                  [--model <model.json>] [--quiet]\n"
+         "Each command's options: irtk-train <command> --help.\n";
+}
 
 namespace {
 enum class CommandKind {
@@ -177,25 +198,9 @@ static Error readLogList(StringRef Path, std::vector<std::string> &Logs,
   return Error::success();
 }
 
-static ParseResult parseCommandLine(int Argc, char **Argv) {
-  auto UsageError = [](const std::string &Msg) {
-    return ParseResult::usageError(Msg);
-  };
-  TrainOptions O;
-  if (std::optional<ParseResult> R =
-          irtk::tools::readSubcommand<TrainOptions, CommandKind>(
-              Argc, Argv, Usage,
-              {{"dump", CommandKind::Dump},
-               {"fit", CommandKind::Fit},
-               {"eval", CommandKind::Eval},
-               {"features", CommandKind::Features},
-               {"pack", CommandKind::Pack},
-               {"es-start", CommandKind::ESStart},
-               {"es-candidates", CommandKind::ESCandidates},
-               {"es-update", CommandKind::ESUpdate}},
-              O.Command))
-    return *R;
-
+namespace {
+/// The raw text of the options that are checked after parsing.
+struct RawOptions {
   std::string Perturbations, Sigma, StepSize, Layers;
   std::string LogsFrom, Exclude, Include, Hidden, Activation = "relu", Label;
   std::string Epochs, BatchSize, Seed, Ensemble, DefaultMargin, LearningRate,
@@ -203,88 +208,186 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   std::string DepartureWeight;
   bool NoEmbeddings = false;
   std::vector<std::string> Files;
+};
+
+/// The subcommands, by name.
+const std::pair<StringRef, CommandKind> Commands[] = {
+    {"dump", CommandKind::Dump},
+    {"fit", CommandKind::Fit},
+    {"eval", CommandKind::Eval},
+    {"features", CommandKind::Features},
+    {"pack", CommandKind::Pack},
+    {"es-start", CommandKind::ESStart},
+    {"es-candidates", CommandKind::ESCandidates},
+    {"es-update", CommandKind::ESUpdate}};
+} // namespace
+
+static StringRef commandName(CommandKind K) {
+  for (const auto &[Name, Kind] : Commands)
+    if (Kind == K)
+      return Name;
+  return "";
+}
+
+/// The option table of command \p K: only its own options, stored into
+/// \p O and \p R.
+static po::options_description optionsOf(CommandKind K, TrainOptions &O,
+                                         RawOptions &R) {
+  using CK = CommandKind;
+  auto In = [K](std::initializer_list<CK> Kinds) {
+    return llvm::is_contained(Kinds, K);
+  };
   TrainerOptions &T = O.Train;
-  po::options_description Desc("Options");
-  // clang-format off
-  Desc.add_options()
-    ("help,h", "Display usage")
-    ("output,o", po::value<std::string>(&O.Output),
-     "Model to write (fit; pack: its binary form, default beside it)")
-    ("model", po::value<std::string>(&O.Model),
-     "Model to evaluate (eval), to search from (es-*; es-update: to check "
-     "the next candidates against)")
-    ("advisor", po::value<std::string>(&O.Advisor),
-     "inline or evict (fit, features)")
-    ("logs-from", po::value<std::string>(&LogsFrom),
-     "File listing logs, one '<log> [<weight> [<label>]]' a line (a "
-     "relative <log> is relative to the file's directory)")
-    ("exclude", po::value<std::string>(&Exclude),
-     "Features not to learn from (fit)")
-    ("include", po::value<std::string>(&Include),
-     "The only features to learn from (fit)")
-    ("label", po::value<std::string>(&Label),
-     "Learn this feature (a teacher's decision) rather than the decision, "
-     "for the logs on the command line")
-    ("no-embeddings", po::bool_switch(&NoEmbeddings),
-     "Exclude callee_embedding and caller_embedding (fit)")
-    ("hidden", po::value<std::string>(&Hidden),
-     "Hidden layer sizes, e.g. 64,32 (fit; default 64,32)")
-    ("activation", po::value<std::string>(&Activation), "relu or tanh (fit)")
-    ("epochs", po::value<std::string>(&Epochs), "Epochs (fit; default 20)")
-    ("batch-size", po::value<std::string>(&BatchSize),
-     "Examples per step (fit; default 128)")
-    ("lr", po::value<std::string>(&LearningRate), "Adam's step size (fit)")
-    ("l2", po::value<std::string>(&L2), "Weight decay (fit)")
-    ("seed", po::value<std::string>(&Seed), "Random seed (fit)")
-    ("balance", po::bool_switch(&T.BalanceClasses),
-     "Weigh yes and no decisions equally (fit, inline)")
-    ("departure-weight", po::value<std::string>(&DepartureWeight),
-     "Weigh the decisions that depart from the default one X times the "
-     "others (fit; default 1)")
-    ("support", po::bool_switch(&O.Support),
-     "Let the model depart from the default decision only in states within "
-     "the ranges of the training departures' one-element features (fit; "
-     "needs --default-margin)")
-    ("ensemble", po::value<std::string>(&Ensemble),
-     "Fit K models, with seeds N to N + K - 1, and write their average as "
-     "one network (fit; default 1)")
-    ("positional", po::bool_switch(&T.Positional),
-     "Score each candidate position with the same network (fit, evict)")
-    ("default-margin", po::value<std::string>(&DefaultMargin),
-     "Keep the default choice unless another scores more than X above it "
-     "(fit: written in the model; eval: instead of the model's)")
-    ("observations", po::bool_switch(&O.Observations),
-     "Print every observation (dump)")
-    ("quiet,q", po::bool_switch(&O.Quiet), "No progress lines (fit, pack, es-update)")
-    ("checkpoint", po::value<std::string>(&O.Checkpoint),
-     "Evolution strategies' state (es-candidates, es-update)")
-    ("rewards", po::value<std::string>(&O.Rewards),
-     "One reward a line, in the candidates' order (es-update)")
-    ("perturbations", po::value<std::string>(&Perturbations),
-     "Perturbed models per step, even (es-start; default 100)")
-    ("sigma", po::value<std::string>(&Sigma),
-     "The perturbations' standard deviation (es-start; default 0.025, "
-     "for a warm start; MLGO's cold start: 0.5)")
-    ("step-size", po::value<std::string>(&StepSize),
-     "Adam's step size on the estimated gradient (es-start; default 0.01; "
-     "MLGO's cold start: 0.5)")
-    ("relative-noise", po::bool_switch(&O.ES.RelativeNoise),
-     "Scale each weight's noise by its magnitude (es-start)")
-    ("layers", po::value<std::string>(&Layers),
-     "Perturb only these layers' weights and biases: indices from 0, or "
-     "'last' (es-start; default all)")
-    ("input", po::value<std::vector<std::string>>(&Files), "Logs");
-  // clang-format on
+  po::options_description Desc(("Options of " + commandName(K)).str());
+  auto Add = Desc.add_options();
+  Add("help,h", "Display usage");
+  if (In({CK::Fit, CK::Pack, CK::ESStart, CK::ESCandidates}))
+    Add("output,o", po::value<std::string>(&O.Output),
+        K == CK::Fit       ? "Model to write"
+        : K == CK::Pack    ? "Binary form to write (default: beside the model)"
+        : K == CK::ESStart ? "Checkpoint to write"
+                           : "Directory of the candidate models");
+  if (In({CK::Eval, CK::ESStart, CK::ESCandidates, CK::ESUpdate}))
+    Add("model", po::value<std::string>(&O.Model),
+        K == CK::Eval       ? "Model to evaluate"
+        : K == CK::ESUpdate ? "Model to check the next candidates against"
+                            : "Model to search from");
+  if (In({CK::Fit, CK::Features}))
+    Add("advisor", po::value<std::string>(&O.Advisor),
+        ("The advisor: " + advisorChoices(" or ")).c_str());
+  if (In({CK::Dump, CK::Fit, CK::Eval})) {
+    Add("logs-from", po::value<std::string>(&R.LogsFrom),
+        "File listing logs, one '<log> [<weight> [<label>]]' a line (a "
+        "relative <log> is relative to the file's directory)");
+  }
+  if (K == CK::Fit) {
+    Add("exclude", po::value<std::string>(&R.Exclude),
+        "Features not to learn from");
+    Add("include", po::value<std::string>(&R.Include),
+        "The only features to learn from");
+    Add("label", po::value<std::string>(&R.Label),
+        "Learn this feature (a teacher's decision) rather than the decision, "
+        "for the logs on the command line");
+    Add("no-embeddings", po::bool_switch(&R.NoEmbeddings),
+        "Exclude the advisor's embedding features");
+    Add("hidden", po::value<std::string>(&R.Hidden),
+        "Hidden layer sizes, e.g. 64,32 (default 64,32)");
+    Add("activation", po::value<std::string>(&R.Activation), "relu or tanh");
+    Add("epochs", po::value<std::string>(&R.Epochs), "Epochs (default 20)");
+    Add("batch-size", po::value<std::string>(&R.BatchSize),
+        "Examples per step (default 128)");
+    Add("lr", po::value<std::string>(&R.LearningRate), "Adam's step size");
+    Add("l2", po::value<std::string>(&R.L2), "Weight decay");
+    Add("balance", po::bool_switch(&T.BalanceClasses),
+        "Weigh yes and no decisions equally (a yes/no advisor)");
+    Add("departure-weight", po::value<std::string>(&R.DepartureWeight),
+        "Weigh the decisions that depart from the default one X times the "
+        "others (default 1)");
+    Add("support", po::bool_switch(&O.Support),
+        "Let the model depart from the default decision only in states "
+        "within the ranges of the training departures' one-element features "
+        "(needs --default-margin)");
+    Add("ensemble", po::value<std::string>(&R.Ensemble),
+        "Fit K models, with seeds N to N + K - 1, and write their average "
+        "as one network (default 1)");
+    Add("positional", po::bool_switch(&T.Positional),
+        "Score each candidate position with the same network (a choice "
+        "among positions)");
+  }
+  if (In({CK::Fit, CK::ESStart}))
+    Add("seed", po::value<std::string>(&R.Seed), "Random seed");
+  if (In({CK::Fit, CK::Eval}))
+    Add("default-margin", po::value<std::string>(&R.DefaultMargin),
+        K == CK::Fit ? "Keep the default choice unless another scores more "
+                       "than X above it (written in the model)"
+                     : "The margin to decide with, instead of the model's");
+  if (K == CK::Dump)
+    Add("observations", po::bool_switch(&O.Observations),
+        "Print every observation");
+  if (In({CK::Fit, CK::Pack, CK::ESUpdate}))
+    Add("quiet,q", po::bool_switch(&O.Quiet), "No progress lines");
+  if (In({CK::ESCandidates, CK::ESUpdate}))
+    Add("checkpoint", po::value<std::string>(&O.Checkpoint),
+        "Evolution strategies' state");
+  if (K == CK::ESUpdate)
+    Add("rewards", po::value<std::string>(&O.Rewards),
+        "One reward a line, in the candidates' order");
+  if (K == CK::ESStart) {
+    Add("perturbations", po::value<std::string>(&R.Perturbations),
+        "Perturbed models per step, even (default 100)");
+    Add("sigma", po::value<std::string>(&R.Sigma),
+        "The perturbations' standard deviation (default 0.025, for a warm "
+        "start; MLGO's cold start: 0.5)");
+    Add("step-size", po::value<std::string>(&R.StepSize),
+        "Adam's step size on the estimated gradient (default 0.01; MLGO's "
+        "cold start: 0.5)");
+    Add("relative-noise", po::bool_switch(&O.ES.RelativeNoise),
+        "Scale each weight's noise by its magnitude");
+    Add("layers", po::value<std::string>(&R.Layers),
+        "Perturb only these layers' weights and biases: indices from 0, or "
+        "'last' (default all)");
+  }
+  // Every command has the positional inputs, so that one given inputs it
+  // does not take says so (the es-* commands, features).
+  Add("input", po::value<std::vector<std::string>>(&R.Files),
+      K == CK::Pack ? "Model" : "Logs");
+  return Desc;
+}
+
+/// The commands other than \p K that have option \p Name ("--x" or "-x").
+static std::vector<StringRef> commandsWith(StringRef Name, CommandKind K) {
+  std::vector<StringRef> Out;
+  Name = Name.ltrim('-');
+  for (const auto &[CmdName, Kind] : Commands) {
+    TrainOptions O;
+    RawOptions R;
+    if (Kind != K && optionsOf(Kind, O, R).find_nothrow(Name.str(), false))
+      Out.push_back(CmdName);
+  }
+  return Out;
+}
+
+static ParseResult parseCommandLine(int Argc, char **Argv) {
+  auto UsageError = [](const std::string &Msg) {
+    return ParseResult::usageError(Msg);
+  };
+  TrainOptions O;
+  std::string Usage = usage();
+  if (std::optional<ParseResult> R =
+          irtk::tools::readSubcommand<TrainOptions, CommandKind>(
+              Argc, Argv, Usage, Commands, O.Command))
+    return *R;
+
+  RawOptions Raw;
+  auto &[Perturbations, Sigma, StepSize, Layers, LogsFrom, Exclude, Include,
+         Hidden, Activation, Label, Epochs, BatchSize, Seed, Ensemble,
+         DefaultMargin, LearningRate, L2, DepartureWeight, NoEmbeddings,
+         Files] = Raw;
+  TrainerOptions &T = O.Train;
+  po::options_description Desc = optionsOf(O.Command, O, Raw);
   po::positional_options_description Pos;
   Pos.add("input", -1);
   bool Help = false;
   if (std::string Msg =
           irtk::tools::storeSubcommandArguments(Argc, Argv, Desc, Pos, Help,
                                                 /*RefuseEmptyValues=*/true);
-      !Msg.empty())
+      !Msg.empty()) {
+    // An option of another command says whose it is.
+    StringRef Unknown = StringRef(Msg);
+    if (Unknown.consume_front("unrecognised option '") &&
+        Unknown.consume_back("'"))
+      if (std::vector<StringRef> Owners = commandsWith(Unknown, O.Command);
+          !Owners.empty())
+        return UsageError(Unknown.str() + " is not an option of " +
+                          commandName(O.Command).str() + " (it is of " +
+                          join(Owners, ", ") + ")");
     return UsageError(Msg);
-  if (Help)
-    return ParseResult::print(Usage);
+  }
+  if (Help) {
+    std::ostringstream OS;
+    OS << Desc;
+    return ParseResult::print(Usage + "\n" + OS.str());
+  }
   if (!DefaultMargin.empty()) {
     double X = 0;
     if (StringRef(DefaultMargin).getAsDouble(X) || !std::isfinite(X) || X < 0)
@@ -317,8 +420,6 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   if (!Layers.empty() && O.ESLayers.empty())
     return UsageError("invalid --layers '" + Layers +
                       "'; expected layer indices or 'last'");
-  if (!Layers.empty() && O.Command != CommandKind::ESStart)
-    return UsageError("--layers is an option of es-start");
   if (O.Command == CommandKind::ESStart ||
       O.Command == CommandKind::ESCandidates ||
       O.Command == CommandKind::ESUpdate) {
@@ -371,7 +472,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   }
   if (O.Command == CommandKind::Features) {
     if (!findAdvisor(O.Advisor))
-      return UsageError("features needs --advisor inline or --advisor evict");
+      return UsageError("features needs --advisor " +
+                        advisorChoices(" or --advisor "));
     if (!O.Logs.empty() || !O.LogsFrom.empty())
       return UsageError("features takes no training log");
     return ParseResult::run(std::move(O));
@@ -396,7 +498,8 @@ static ParseResult parseCommandLine(int Argc, char **Argv) {
   if (O.Output.empty())
     return UsageError("fit needs -o <model.json>");
   if (!advisorDecision(O.Advisor, O.Data))
-    return UsageError("fit needs --advisor inline or --advisor evict");
+    return UsageError("fit needs --advisor " +
+                      advisorChoices(" or --advisor "));
   if (T.Positional && O.Data.Output != OutputKind::ArgMax)
     return UsageError("--positional needs a choice among positions "
                       "(--advisor evict)");
