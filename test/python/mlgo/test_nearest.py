@@ -9,6 +9,7 @@ frequent additions; `nearest` with k=1 on its own training modules reaches
 the candidates' oracle."""
 
 import json
+import os
 import subprocess
 import sys
 import unittest
@@ -125,6 +126,37 @@ class AroundTest(unittest.TestCase):
                          [pl.Config(base.passes, ("licm",),
                                     True).describe(),
                           with_inline.describe()])
+
+
+class ReplayTest(fixtures.CorpusTestCase):
+    def test_every_module_with_its_clang_space_config(self):
+        from ir2vec.mlgo.corpus import Corpus
+        sp = pl.space()
+        oz = list(sp.oz)
+        last = sp.last_point
+        licm = pl.Config(oz[:last] + ["mergefunc"] + oz[last:],
+                         veto=("licm",), outline=True)
+        cands = pl.stock_policies("size") + [(licm.describe(),
+                                              pl.Pipeline(licm))]
+        corpus = Corpus(self.corpus)
+        doc = nearest.replay_file(
+            {"Oz-preopt/prog/prog": "Oz+mf+iro",
+             "Oz-preopt/prog/table": "Oz",
+             "Oz-preopt/shapes/shapes": licm.describe()}, cands, corpus)
+        rows = {r["module"]: r for r in doc["modules"].values()}
+        self.assertEqual(sorted(rows), sorted(fixtures.MODULES))
+        self.assertEqual(
+            rows["Oz-preopt/prog/prog"]["append"],
+            sp.text("mergefunc") + "," + sp.text("iroutliner"))
+        self.assertFalse(rows["Oz-preopt/prog/prog"]["outline"])
+        self.assertEqual(rows["Oz-preopt/prog/table"]["append"], "")
+        self.assertEqual(rows["Oz-preopt/shapes/shapes"],
+                         {"module": "Oz-preopt/shapes/shapes",
+                          "append": sp.text("mergefunc"), "veto": ["licm"],
+                          "outline": True, "describe": licm.describe()})
+        # Keyed by what clang names the module after.
+        self.assertIn(os.path.join(str(fixtures.INPUTS), "shapes.cpp"),
+                      doc["modules"])
 
 
 class EmbedTest(fixtures.CorpusTestCase):

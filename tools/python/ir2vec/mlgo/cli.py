@@ -400,6 +400,10 @@ def cmd_nearest(args):
              "margin": m_best, "validation": rows, "heldout": hrows,
              "choices": {m: names[c] for m, c in zip(hmods, picks)}},
             indent=1, sort_keys=True) + "\n")
+    if args.replay:
+        write_atomically(args.replay, json.dumps(nearest.replay_file(
+            {m: names[c] for m, c in zip(hmods, picks)}, cands, held),
+            indent=1, sort_keys=True) + "\n")
     return 0
 
 
@@ -496,6 +500,9 @@ def parser():
                            "clang-space analogue and its most frequent "
                            "single moves")
             s.add_argument("--json", help="also write the results as JSON")
+            s.add_argument("--replay", help="write the held-out choices as "
+                           "the plugin's choices file (build with "
+                           "-enable-machine-outliner)")
     return p
 
 

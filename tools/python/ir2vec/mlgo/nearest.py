@@ -121,6 +121,31 @@ def _has(config, change, sp):
     return config.appended(sp).count(change[1]) >= change[2]
 
 
+def config_of(name, policy):
+    """The clang-space Config of a candidate: its own, or a stock size
+    setting's analogue (its flags as appended passes)."""
+    return policy.config if isinstance(policy, Pipeline) else \
+        start_config(name, space())
+
+
+def replay_file(choices, cands, corpus):
+    """The plugin's choices file (-irtk-pipeline-choices) of {module:
+    candidate name}: every module is listed (with nooutline where its
+    choice has no outliner), to be built with -enable-machine-outliner."""
+    sp = space()
+    policies = dict(cands)
+    modules = {}
+    for m, name in sorted(choices.items()):
+        cfg = config_of(name, policies[name])
+        modules[corpus.source_filename(m)] = {
+            "module": m, "append": ",".join(sp.text(n)
+                                            for n in cfg.appended(sp)),
+            "veto": list(cfg.veto), "outline": cfg.outline,
+            "describe": name}
+    return {"format": "irtk-pipeline-choices", "version": 1,
+            "modules": modules}
+
+
 def embed(paths, threads=0):
     """The module-level flow-aware embeddings of bitcode files (a matrix,
     one row a file); a file that cannot be embedded raises ValueError."""
