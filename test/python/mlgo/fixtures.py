@@ -67,12 +67,15 @@ class TempDir:
 
 class CorpusTestCase(unittest.TestCase):
     """A test class with its own temporary directory (tmp) and the tiny
-    corpus in it (corpus; bc(name) is a module's bitcode)."""
+    corpus in it (corpus, of the class's modules; bc(name) is a module's
+    bitcode)."""
+
+    modules = MODULES
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = TempDir()
-        cls.corpus = make_corpus(cls.tmp("corpus"))
+        cls.corpus = make_corpus(cls.tmp("corpus"), cls.modules)
 
     @classmethod
     def tearDownClass(cls):
