@@ -25,6 +25,16 @@ MODULES = {"Oz-preopt/prog/prog": "prog.c",
            "Oz-preopt/shapes/shapes": "shapes.cpp"}
 
 
+def llvm_size_text(obj):
+    """Bytes of the object's .text* sections as llvm-size -A lists them:
+    what ir2vec.mlgo's measures are checked against."""
+    out = subprocess.run([os.path.join(LLVM_BIN, "llvm-size"), "-A", obj],
+                         capture_output=True, text=True, check=True).stdout
+    rows = [line.split() for line in out.splitlines()]
+    return sum(int(r[1]) for r in rows
+               if len(r) >= 2 and r[0].startswith(".text"))
+
+
 def preopt(src, out):
     subprocess.run([CLANG, "-Oz", "-Xclang", "-disable-llvm-passes", "-c",
                     "-emit-llvm", str(INPUTS / src), "-o", out], check=True)
@@ -57,12 +67,15 @@ class TempDir:
 
 class CorpusTestCase(unittest.TestCase):
     """A test class with its own temporary directory (tmp) and the tiny
-    corpus in it (corpus; bc(name) is a module's bitcode)."""
+    corpus in it (corpus, of the class's modules; bc(name) is a module's
+    bitcode)."""
+
+    modules = MODULES
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = TempDir()
-        cls.corpus = make_corpus(cls.tmp("corpus"))
+        cls.corpus = make_corpus(cls.tmp("corpus"), cls.modules)
 
     @classmethod
     def tearDownClass(cls):

@@ -15,6 +15,7 @@ import unittest
 
 import fixtures
 from ir2vec.mlgo import engine as eng
+from ir2vec.mlgo import objective
 from ir2vec.mlgo.pipeline import Config, Pipeline
 from ir2vec.mlgo.policy import Stock
 from ir2vec.mlgo.toolchain import Toolchain
@@ -58,12 +59,7 @@ class EngineTest(fixtures.CorpusTestCase):
         self.assertEqual(rec["status"], "ok")
         self.assertEqual(rec["job"]["name"], "Oz-preopt/prog/table")
         self.assertEqual(rec["job"]["policy"], {"kind": "stock"})
-        size = subprocess.run([os.path.join(fixtures.LLVM_BIN, "llvm-size"),
-                               "-A", e.path(rec["object"])],
-                              capture_output=True, text=True).stdout
-        text = sum(int(f[1]) for f in (ln.split() for ln in
-                                       size.splitlines())
-                   if len(f) >= 2 and f[0].startswith(".text"))
+        text = fixtures.llvm_size_text(e.path(rec["object"]))
         self.assertEqual(rec.text, text)
         self.assertGreater(text, 0)
         self.assertEqual(len(rec["ir"]), 64)
@@ -178,6 +174,42 @@ class EngineTest(fixtures.CorpusTestCase):
             recorded = json.load(f)["job"]["bitcode"]
         self.assertNotIn(recorded, after)  # not compiled again
         self.assertEqual(len({a for a in after if "corpus" in a}), 2)
+
+
+class TextSizeTest(unittest.TestCase):
+    """objective.text_size reads ELF section headers itself: llvm-size's
+    numbers for 32- and 64-bit, little- and big-endian objects, one with
+    more sections than the ELF header can count, and (through llvm-size)
+    other formats."""
+
+    def test_text_size_is_llvm_sizes(self):
+        tmp = fixtures.TempDir()
+        self.addCleanup(tmp.cleanup)
+        src = tmp("f.c")  # no header: every target compiles it
+        with open(src, "w") as f:
+            f.write("static int g(int x) { return x * x + 3; }\n"
+                    "int f(int x) { return g(x) + g(x + 1); }\n"
+                    "int h(int x) { return x ? h(x - 1) * 2 : 1; }\n")
+        objects = []
+        for target in ("x86_64-linux-gnu", "i386-linux-gnu",
+                       "s390x-linux-gnu", "powerpc-linux-gnu",
+                       "aarch64-linux-gnu", "x86_64-apple-darwin"):
+            obj = tmp(target + ".o")
+            subprocess.run([fixtures.CLANG, "--target=" + target, "-Oz",
+                            "-ffunction-sections", "-c", src, "-o", obj],
+                           check=True)
+            objects.append(obj)
+        asm = tmp("many.s")
+        with open(asm, "w") as f:  # 65,300 > 0xff00 sections
+            f.writelines(f'.section .text.f{i},"ax",@progbits\nret\n'
+                         for i in range(65300))
+        objects.append(tmp("many.o"))
+        subprocess.run([fixtures.CLANG, "--target=x86_64-linux-gnu", "-c",
+                        asm, "-o", objects[-1]], check=True)
+        for obj in objects:
+            self.assertEqual(objective.text_size(obj),
+                             fixtures.llvm_size_text(obj), obj)
+        self.assertEqual(objective.text_size(objects[-1]), 65300)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@
   the optimised IR; local processes or Dask);
 - ``objective``: module ``.text``, linked ``.text``, RegAllocScore;
 - ``policy``: stock (with flags), a model file, a decisions file (replay);
+- ``env``: environments (gymnasium's interface, without gymnasium) where a
+  Python policy decides inside a compile over the interactive channel:
+  ``InlineEnv`` (clang's inliner), ``EvictionEnv`` (llc's register
+  eviction);
 - ``pipeline`` and ``tune``: the size pipeline's action space and its
   per-module search;
 - ``report``: totals against -Oz, module and linked;

@@ -4,7 +4,8 @@
 """What a size policy is judged on.
 
 - ``text_size(obj)``: bytes of an object's ``.text*`` sections (a module's
-  ``.text``);
+  ``.text``), read from an ELF object's section headers (llvm-size -A for
+  other formats);
 - ``linked_text(objects)``: bytes of ``.text*`` of objects linked together
   into one relocatable object with GNU ``ld -r`` (x86-64's reference
   linker; ``ld.lld-22 -r`` for other targets): the linker keeps one copy of
@@ -14,6 +15,7 @@
 """
 
 import os
+import struct
 import subprocess
 import tempfile
 
@@ -36,8 +38,55 @@ def _run(argv):
     return done.stdout
 
 
+def _elf_sections(data):
+    """[(name, size)] of an ELF object's section headers, or None when
+    data is not ELF."""
+    if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or \
+            data[5] not in (1, 2):
+        return None
+    end = "<" if data[5] == 1 else ">"
+    if data[4] == 2:  # ELF64: e_shoff at 0x28; name, size, link fields
+        (shoff,) = struct.unpack_from(end + "Q", data, 0x28)
+        entsize, shnum, shstrndx = struct.unpack_from(end + "HHH", data, 0x3A)
+        fields = end + "I28xQI"
+    else:
+        (shoff,) = struct.unpack_from(end + "I", data, 0x20)
+        entsize, shnum, shstrndx = struct.unpack_from(end + "HHH", data, 0x2E)
+        fields = end + "I16xII"
+    if not shoff:
+        return []
+
+    def header(i):  # (sh_name, sh_size, sh_link)
+        return struct.unpack_from(fields, data, shoff + i * entsize)
+
+    _, first_size, first_link = header(0)
+    shnum = shnum or first_size  # more than 0xff00 sections
+    if shstrndx == 0xFFFF:  # SHN_XINDEX
+        shstrndx = first_link
+    (strtab,) = struct.unpack_from(end + ("Q" if data[4] == 2 else "I"), data,
+                                   shoff + shstrndx * entsize +
+                                   (0x18 if data[4] == 2 else 0x10))
+    out = []
+    for i in range(shnum):
+        name, size, _ = header(i)
+        start = strtab + name
+        out.append((data[start:data.index(b"\0", start)].decode(
+            errors="replace"), size))
+    return out
+
+
 def text_size(obj, tools=None):
-    """Bytes of the object's .text* sections (llvm-size -A)."""
+    """Bytes of the object's .text* sections, as llvm-size -A counts them:
+    read from the section headers of an ELF object (no process started),
+    from llvm-size -A for other formats."""
+    try:
+        with open(obj, "rb") as f:
+            sections = _elf_sections(f.read())
+    except (struct.error, ValueError, IndexError) as e:
+        raise MeasureError(f"{obj}: not a readable ELF object: {e}") from e
+    if sections is not None:
+        return sum(size for name, size in sections
+                   if name.startswith(".text"))
     tools = tools or Toolchain()
     out = _run([tools.llvm_size, "-A", obj])
     return sum(int(f[1]) for f in (line.split() for line in out.splitlines())

@@ -16,7 +16,23 @@ JSON that identifies it in a record. ``logged=True`` asks the advisor for
 its training log and its trace (products ``.log`` and ``.trace``).
 """
 
+import json
+import os
+
 ADVISORS = ("inline", "evict")
+ADVISORS_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "data", "advisors.json")
+
+
+def advisor_info(advisor):
+    """The registry entry of ``advisor`` (data/advisors.json): decision,
+    default, output and, for an argmax, mask."""
+    with open(ADVISORS_DATA, encoding="utf-8") as f:
+        table = json.load(f)["advisors"]
+    if advisor not in table:
+        raise ValueError(f"unknown advisor '{advisor}' (expected "
+                         f"{' or '.join(table)})")
+    return table[advisor]
 
 
 class Policy:
@@ -48,7 +64,6 @@ class Policy:
         return type(self) is type(other) and self.key() == other.key()
 
     def __hash__(self):
-        import json
         return hash(json.dumps(self.key(), sort_keys=True))
 
     def __repr__(self):

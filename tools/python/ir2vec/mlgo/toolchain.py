@@ -3,10 +3,11 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Where the compilers, LLVM's tools and irtk's own pieces are.
 
-``find()`` gives a ``Toolchain``: clang, opt, llvm-size, llvm-nm and ld (for
-the linked measure), llvm-objcopy (bitcode embedded in objects), irtk's pass
-plugin, ``irtk-train`` and the bundled
-vocabulary. irtk's pieces are looked for, in this order:
+``find()`` gives a ``Toolchain``: clang, opt, llc (the eviction
+environment), llvm-size, llvm-nm and ld (for the linked measure),
+llvm-objcopy (bitcode embedded in objects), irtk's pass plugin,
+``irtk-train`` and the bundled vocabulary. irtk's pieces are looked for,
+in this order:
 
 1. the options (``--plugin``, ``--irtk-train``), or ``IRTK_PLUGIN`` and
    ``IRTK_TRAIN``;
@@ -79,6 +80,7 @@ class Toolchain:
         self.clang = clang or os.environ.get("CLANG") or _llvm_tool(
             "clang", None)
         self.opt = _llvm_tool("opt", "OPT")
+        self.llc = _llvm_tool("llc", "LLC")
         self.llvm_size = _llvm_tool("llvm-size", None)
         self.llvm_nm = _llvm_tool("llvm-nm", None)
         self.llvm_objcopy = _llvm_tool("llvm-objcopy", None)
@@ -133,7 +135,7 @@ class Toolchain:
 
     def describe(self):
         """{piece: path or the reason it is missing}, for ``toolchain``."""
-        out = {"clang": self.clang, "opt": self.opt,
+        out = {"clang": self.clang, "opt": self.opt, "llc": self.llc,
                "llvm-size": self.llvm_size, "llvm-nm": self.llvm_nm,
                "llvm-objcopy": self.llvm_objcopy,
                "ld": shutil.which(self.ld) or f"missing: {self.ld}"}

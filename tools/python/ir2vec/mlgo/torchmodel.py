@@ -44,27 +44,15 @@ except ImportError as _e:  # pragma: no cover - depends on the machine
 
 from . import log as logs_lib
 from .engine import write_atomically
+from .policy import advisor_info
 from .toolchain import Toolchain
 
-ADVISORS_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                             "data", "advisors.json")
 FORMAT, VERSION = "irtk-mlp", 1
 # The largest magnitude of any advisor's feature (float's largest), which
 # the model policy must evaluate without overflowing a double
 # (irtk::advisors::LargestFeatureValue).
 LARGEST_FEATURE = float(np.finfo(np.float32).max)
 ACTIVATIONS = {nn.ReLU: "relu", nn.Tanh: "tanh", nn.Identity: "linear"}
-
-
-def advisor_info(advisor):
-    """The registry entry of ``advisor`` (data/advisors.json): decision,
-    default, output and, for an argmax, mask."""
-    with open(ADVISORS_DATA, encoding="utf-8") as f:
-        table = json.load(f)["advisors"]
-    if advisor not in table:
-        raise ValueError(f"unknown advisor '{advisor}' (expected "
-                         f"{' or '.join(table)})")
-    return table[advisor]
 
 
 class Normalize(nn.Module):
