@@ -9,7 +9,7 @@
 #
 # Usage: advisors/recipe/pipeline-headroom.sh --corpus DIR --out DIR
 #            [--budget N] [--train-sample N] [--workers N]
-#            [--scheduler ADDR] [--steps LIST]
+#            [--scheduler ADDR] [--steps LIST] [--src DIR]
 #
 # The headroom of a per-module choice of the size pipeline (docs/Pipeline.md,
 # "The headroom") and a first policy ("A first policy"), as four runs of
@@ -29,7 +29,13 @@
 #            best fixed setting's clang-space analogue and its 6 most
 #            frequent additions) compiled on the three splits, the k
 #            nearest training modules voting with a margin, k and the
-#            margin chosen on inline-valid; <out>/nearest.md and .json.
+#            margin chosen on inline-valid; <out>/nearest.md and .json,
+#            and the held-out choices as the plugin's choices file
+#            (<out>/replay-nearest.json).
+#   programs the held-out packages heldout-programs.sh builds (cjson,
+#            giflib, tinyxml2) built three ways, -Oz, the best fixed flags
+#            and the policy replayed in clang, and their own tests run;
+#            <out>/programs/{oz,fixed,nearest}/summary.tsv. Needs --src.
 #
 # Every compile is a record of the package's engine, so a rerun (or a run
 # stopped at a session's end) resumes where it was. Steps run in order.
@@ -43,7 +49,9 @@
 #   --train-sample N    training modules (default: 400)
 #   --workers N         local processes (default: the number of cores)
 #   --scheduler ADDR    a Dask scheduler instead (tcp://HOST:PORT)
-#   --steps LIST        which of heldout,train,report,nearest (default: all)
+#   --steps LIST        which of heldout,train,report,nearest,programs
+#                       (default: heldout,train,report,nearest)
+#   --src DIR           the Debian sources build-corpus.sh fetched (programs)
 # Environment: PYTHON (default /usr/bin/python3), with the ir2vec package
 # importable (PYTHONPATH=build/python for a build tree).
 #
@@ -55,6 +63,7 @@ RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 CORPUS=
 OUT=
+SRC=
 BUDGET=40
 SAMPLE=400
 STEPS=heldout,train,report,nearest
@@ -65,7 +74,7 @@ RECIPE_NAME=pipeline-headroom
 . "$RECIPE_DIR/../../scripts/recipe-cli.sh"
 
 while (($#)); do
-  next_opt "--corpus --out --budget --train-sample --workers --scheduler --steps" "$@"
+  next_opt "--corpus --out --budget --train-sample --workers --scheduler --steps --src" "$@"
   shift "$NSHIFT"
   case $OPT in
     --corpus) CORPUS=$VAL ;;
@@ -75,6 +84,7 @@ while (($#)); do
     --workers) WHERE=(--workers "$VAL") ;;
     --scheduler) WHERE=(--scheduler "$VAL") ;;
     --steps) STEPS=$VAL ;;
+    --src) SRC=$VAL ;;
     -h | --help) usage; exit 0 ;;
     *) usage_error "unknown option '$OPT'" ;;
   esac
@@ -121,10 +131,27 @@ for step in ${STEPS//,/ }; do
         --train-out "$OUT/train" --valid-corpus "$CORPUS/inline-valid" \
         --valid-out "$OUT/valid" --budget "$BUDGET" "${WHERE[@]}" \
         --around-fixed --candidates 6 --margins 0,0.005,0.01,0.02,0.05 \
-        --json "$OUT/nearest.json" >"$OUT/nearest.md.tmp"
+        --json "$OUT/nearest.json" --replay "$OUT/replay-nearest.json" \
+        >"$OUT/nearest.md.tmp"
       mv "$OUT/nearest.md.tmp" "$OUT/nearest.md"
       cat "$OUT/nearest.md"
       ;;
-    *) usage_error "unknown step '$step' (heldout, train, report, nearest)" ;;
+    programs)
+      [[ -n $SRC ]] || usage_error "the step programs needs --src"
+      [[ -f $OUT/replay-nearest.json ]] || die "$OUT/replay-nearest.json: run the step nearest first"
+      PLUGIN=${IRTK_PLUGIN:-$RECIPE_DIR/../../build/lib/IRTKPlugin.so}
+      [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build irtk, or set IRTK_PLUGIN)"
+      log "held-out programs: -Oz, the best fixed flags, the policy"
+      PROGRAMS=("$RECIPE_DIR/heldout-programs.sh" --src "$SRC"
+        --packages cjson,giflib,tinyxml2)
+      "${PROGRAMS[@]}" --out "$OUT/programs/oz"
+      "${PROGRAMS[@]}" --out "$OUT/programs/fixed" -- -Xclang -fmerge-functions \
+        -mllvm -enable-machine-outliner -mllvm -ir-outliner
+      "${PROGRAMS[@]}" --out "$OUT/programs/nearest" -- -fpass-plugin="$PLUGIN" \
+        -mllvm -irtk-pipeline-policy=replay \
+        -mllvm -irtk-pipeline-choices="$OUT/replay-nearest.json" \
+        -mllvm -enable-machine-outliner
+      ;;
+    *) usage_error "unknown step '$step' (heldout, train, report, nearest, programs)" ;;
   esac
 done
