@@ -12,6 +12,7 @@
 #include "irtk/support/ReadFile.h"
 
 #include "llvm/ADT/Any.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/LazyCallGraph.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -20,7 +21,9 @@
 #include "llvm/IR/PassInstrumentation.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <memory>
 
@@ -114,6 +117,15 @@ struct Replay {
       return LastChoice;
     Last = &M;
     auto It = Choices.find(M.getSourceFileName());
+    // A build that names its sources relative to where it runs finds the
+    // choice of the absolute path (a corpus's modules name theirs so).
+    if (It == Choices.end() && sys::path::is_relative(M.getSourceFileName())) {
+      SmallString<256> Path(M.getSourceFileName());
+      if (!sys::fs::make_absolute(Path)) {
+        sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+        It = Choices.find(Path);
+      }
+    }
     LastChoice = It == Choices.end() ? nullptr : &It->second;
     LastVeto.clear();
     if (LastChoice)

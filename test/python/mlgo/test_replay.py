@@ -89,6 +89,34 @@ class ReplayTest(fixtures.CorpusTestCase):
         self.assertEqual(text.replace(' "nooutline"', ""),
                          self.ir(self.opt(name, cfg)))
 
+    def test_a_relative_source_name_finds_its_absolute_key(self):
+        # A build that compiles "prog.c" in its directory gets the choice
+        # keyed by the file's absolute path.
+        key = os.path.join(str(fixtures.INPUTS), "prog.c")
+        doc = {"format": "irtk-pipeline-choices", "version": 1,
+               "modules": {key: {"append": "", "veto": ["licm"],
+                                 "outline": False}}}
+        path = self.tmp("relative.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+
+        def compile_from(cwd, source, choices):
+            out = self.tmp("from-source.ll")
+            argv = [fixtures.CLANG, "-Oz", "-S", "-emit-llvm", source, "-o",
+                    out]
+            if choices:
+                argv += ["-fpass-plugin=" + PLUGIN, "-mllvm",
+                         "-irtk-pipeline-policy=replay", "-mllvm",
+                         "-irtk-pipeline-choices=" + choices]
+            subprocess.run(argv, cwd=cwd, check=True)
+            with open(out) as f:
+                return "".join(ln for ln in f if not ln.startswith(
+                    ("; ModuleID", "source_filename")))
+        relative = compile_from(str(fixtures.INPUTS), "prog.c", path)
+        self.assertIn('"nooutline"', relative)
+        self.assertEqual(relative, compile_from("/", key, path))
+        self.assertNotEqual(relative, compile_from("/", key, None))
+
     def test_a_module_without_a_choice_is_stock(self):
         doc = {"format": "irtk-pipeline-choices", "version": 1,
                "modules": {"elsewhere.c": {"append": "mergefunc"}}}
