@@ -28,8 +28,10 @@
 #   nearest  the first policy: the candidates (the stock settings, the
 #            best fixed setting's clang-space analogue and its 6 most
 #            frequent additions) compiled on the three splits, the k
-#            nearest training modules voting with a margin, k and the
-#            margin chosen on inline-valid; <out>/nearest.md and .json,
+#            nearest training modules voting with a margin, the state
+#            (module vector, IR counts, both), k and the margin chosen on
+#            inline-valid, each state reported on held-out code (the
+#            ablation); <out>/nearest.md and .json,
 #            and the held-out choices as the plugin's choices file
 #            (<out>/replay-nearest.json).
 #   programs the held-out packages heldout-programs.sh builds (cjson,
@@ -131,6 +133,7 @@ for step in ${STEPS//,/ }; do
         --train-out "$OUT/train" --valid-corpus "$CORPUS/inline-valid" \
         --valid-out "$OUT/valid" --budget "$BUDGET" "${WHERE[@]}" \
         --around-fixed --candidates 6 --margins 0,0.005,0.01,0.02,0.05 \
+        --states embedding,counts,both \
         --json "$OUT/nearest.json" --replay "$OUT/replay-nearest.json" \
         >"$OUT/nearest.md.tmp"
       mv "$OUT/nearest.md.tmp" "$OUT/nearest.md"

@@ -159,6 +159,50 @@ class ReplayTest(fixtures.CorpusTestCase):
                       doc["modules"])
 
 
+class CountsTest(fixtures.CorpusTestCase):
+    IR = """define i32 @f(i32 %a, ptr %p) {
+entry:
+  %c = icmp sgt i32 %a, 0
+  br i1 %c, label %yes, label %no
+yes:
+  %v = load i32, ptr %p
+  %s = add i32 %v, %a
+  store i32 %s, ptr %p
+  ret i32 %s
+no:
+  %r = tail call i32 @g(i32 %a)
+  ret i32 %r
+}
+declare i32 @g(i32)
+define void @h() {
+  ret void
+}
+"""
+
+    def test_counts_by_hand(self):
+        ll, bc = self.tmp("counts.ll"), self.tmp("counts.bc")
+        with open(ll, "w") as f:
+            f.write(self.IR)
+        subprocess.run([os.path.join(fixtures.LLVM_BIN, "llvm-as"), ll,
+                        "-o", bc], check=True)
+        got = np.expm1(nearest.ir_counts(bc)).round().astype(int)
+        # 2 functions, 4 blocks, 9 instructions; then COUNTED's order:
+        # call load store br icmp getelementptr phi alloca ret switch
+        # select add mul.
+        want = [2, 4, 9] + [1, 1, 1, 1, 1, 0, 0, 0, 3, 0, 0, 1, 0]
+        self.assertEqual(list(got), want)
+
+    def test_both_is_embedding_then_counts(self):
+        paths = [self.bc(m) for m in sorted(fixtures.MODULES)]
+        both = nearest.state(paths, "both")
+        np.testing.assert_array_equal(both[:, :-16],
+                                      nearest.state(paths, "embedding"))
+        np.testing.assert_array_equal(both[:, -16:],
+                                      nearest.state(paths, "counts"))
+        with self.assertRaisesRegex(ValueError, "unknown state 'bag'"):
+            nearest.state(paths, "bag")
+
+
 class EmbedTest(fixtures.CorpusTestCase):
     def test_rows_are_the_program_vectors(self):
         names = sorted(fixtures.MODULES)
@@ -201,13 +245,14 @@ class CommandTest(fixtures.CorpusTestCase):
                     doc = json.load(f)
                 rows = {r[0]: r for r in doc["validation"]}
                 # Each module is its own nearest: its best candidate.
-                self.assertEqual(rows["nearest, k=1, margin=0"][2:5:2],
+                self.assertEqual(rows["nearest, embedding, k=1, margin=0"][2:5:2],
                                  rows["oracle of the candidates"][2:5:2])
                 # A margin of 50% keeps the best fixed setting.
                 fixed = rows[f"best fixed ({doc['fixed']})"]
-                self.assertEqual(rows["nearest, k=3, margin=0.5"][2:5:2],
+                self.assertEqual(rows["nearest, embedding, k=3, margin=0.5"][2:5:2],
                                  fixed[2:5:2])
-                self.assertEqual((doc["k"], doc["margin"]), (1, 0))
+                self.assertEqual((doc["state"], doc["k"], doc["margin"]),
+                                 ("embedding", 1, 0))
                 self.assertEqual(sorted(doc["choices"]),
                                  sorted(fixtures.MODULES))
                 for c in doc["choices"].values():

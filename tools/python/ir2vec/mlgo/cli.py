@@ -328,6 +328,11 @@ def cmd_nearest(args):
     import numpy as np
     ks = _numbers(args.ks, "--ks", int)
     margins = _numbers(args.margins, "--margins", float)
+    states = args.states.split(",")
+    for st in states:
+        if st not in nearest.STATES:
+            raise UsageError(f"--states: unknown state '{st}' "
+                             f"({', '.join(nearest.STATES)})")
     train, valid, held = (Corpus(args.train_corpus), Corpus(args.valid_corpus),
                           _corpus(args))
     params = _tune_params(args)
@@ -349,61 +354,78 @@ def cmd_nearest(args):
     print(f"{len(tmods)} training modules, {len(names)} candidates; "
           f"best fixed configuration: {fixed}", file=sys.stderr)
 
-    def evaluate(engine, corpus):
+    def states_of(corpus, mods):
+        paths = [corpus.bitcode(m) for m in mods]
+        return {st: nearest.state(paths, st) for st in states}
+
+    def table_of(engine, corpus):
         mods = list(corpus)
         table = report.policy_table(engine, corpus, mods, cands)
-        mods = _ok_everywhere(table, mods)
-        x = nearest.embed([corpus.bitcode(m) for m in mods])
-        return table, mods, x
+        return table, _ok_everywhere(table, mods)
 
     def choice(table, mods, picks):
         return {m: table[names[c]][m] for m, c in zip(mods, picks)}
 
-    tx = nearest.embed([train.bitcode(m) for m in tmods])
+    tx = states_of(train, tmods)
     with _engine(args, params, out=args.valid_out) as ve:
-        vtab, vmods, vx = evaluate(ve, valid)
-        txs, vxs = nearest.standardise(tx, vx)
+        vtab, vmods = table_of(ve, valid)
+        vx = states_of(valid, vmods)
         vrows = {"-Oz": vtab["Oz"], f"best fixed ({fixed})": vtab[fixed],
                  "oracle of the candidates": report.oracle(list(vtab.values()))}
         tried = []
-        for k in ks:
-            for margin in margins:
-                picks = nearest.choose(txs, ttext, vxs, k, base, margin)
-                vrows[f"nearest, k={k}, margin={margin:g}"] = choice(
-                    vtab, vmods, picks)
-                tried.append((k, margin))
+        for st in states:
+            txs, vxs = nearest.standardise(tx[st], vx[st])
+            for k in ks:
+                for margin in margins:
+                    picks = nearest.choose(txs, ttext, vxs, k, base, margin)
+                    vrows[f"nearest, {st}, k={k}, margin={margin:g}"] = \
+                        choice(vtab, vmods, picks)
+                    tried.append((st, k, margin))
         rows = report.compare(ve, vrows, base="-Oz")
     scored = rows[3:]
-    k_best, m_best = tried[scored.index(min(scored,
-                                            key=lambda r: (r[4], r[2])))]
+
+    def best_of(st):
+        mine = [(r, t) for r, t in zip(scored, tried) if t[0] == st]
+        return min(mine, key=lambda rt: (rt[0][4], rt[0][2]))
+
+    chosen = min((best_of(st) for st in states),
+                 key=lambda rt: (rt[0][4], rt[0][2]))[1]
     with _engine(args, params) as he:
-        htab, hmods, hx = evaluate(he, held)
-        txs, hxs = nearest.standardise(tx, hx)
-        picks = nearest.choose(txs, ttext, hxs, k_best, base, m_best)
-        hrows = report.compare(he, {
-            "-Oz": htab["Oz"], f"best fixed ({fixed}, chosen on training)":
-            htab[fixed], f"nearest, k={k_best}, margin={m_best:g} (chosen "
-            "on validation)": choice(htab, hmods, picks),
-            "oracle of the candidates": report.oracle(list(htab.values()))},
-            base="-Oz")
+        htab, hmods = table_of(he, held)
+        hx = states_of(held, hmods)
+        hchoices = {"-Oz": htab["Oz"],
+                    f"best fixed ({fixed}, chosen on training)": htab[fixed]}
+        picked = {}
+        for st in states:
+            _, k, margin = best_of(st)[1]
+            txs, hxs = nearest.standardise(tx[st], hx[st])
+            picked[st] = nearest.choose(txs, ttext, hxs, k, base, margin)
+            mark = " (chosen on validation)" if st == chosen[0] else ""
+            hchoices[f"nearest, {st}, k={k}, margin={margin:g}{mark}"] = \
+                choice(htab, hmods, picked[st])
+        hchoices["oracle of the candidates"] = report.oracle(
+            list(htab.values()))
+        hrows = report.compare(he, hchoices, base="-Oz")
+    picks = picked[chosen[0]]
     print(f"candidates ({len(names)}, from {len(tmods)} training modules):")
     for n in names:
         print(f"- {n}")
-    print(f"\nvalidation ({len(vmods)} modules); k and margin by linked "
-          f".text: {k_best}, {m_best:g}")
+    print(f"\nvalidation ({len(vmods)} modules); state, k and margin by "
+          f"linked .text: {chosen[0]}, {chosen[1]}, {chosen[2]:g}")
     print(report.markdown(rows))
-    print(f"\nheld-out ({len(hmods)} modules)")
+    print(f"\nheld-out ({len(hmods)} modules): each state with the k and "
+          "margin validation chose for it")
     print(report.markdown(hrows))
+    hchoice = {m: names[c] for m, c in zip(hmods, picks)}
     if args.json:
         write_atomically(args.json, json.dumps(
-            {"candidates": names, "fixed": fixed, "k": k_best,
-             "margin": m_best, "validation": rows, "heldout": hrows,
-             "choices": {m: names[c] for m, c in zip(hmods, picks)}},
-            indent=1, sort_keys=True) + "\n")
+            {"candidates": names, "fixed": fixed, "state": chosen[0],
+             "k": chosen[1], "margin": chosen[2], "validation": rows,
+             "heldout": hrows, "choices": hchoice}, indent=1,
+            sort_keys=True) + "\n")
     if args.replay:
         write_atomically(args.replay, json.dumps(nearest.replay_file(
-            {m: names[c] for m, c in zip(hmods, picks)}, cands, held),
-            indent=1, sort_keys=True) + "\n")
+            hchoice, cands, held), indent=1, sort_keys=True) + "\n")
     return 0
 
 
@@ -495,6 +517,10 @@ def parser():
                            help="the least mean relative gain over the "
                            "best fixed setting that makes a module leave "
                            "it; validation chooses (default: %(default)s)")
+            s.add_argument("--states", default="embedding",
+                           help="the states validation chooses from: "
+                           "embedding, counts, both (default: "
+                           "%(default)s)")
             s.add_argument("--around-fixed", action="store_true",
                            help="candidates: the best fixed setting's "
                            "clang-space analogue and its most frequent "

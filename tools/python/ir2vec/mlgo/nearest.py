@@ -12,13 +12,14 @@ analogue of the best fixed setting and its most frequent single moves.
 Every candidate is compiled on every training module. A module's choice
 is the candidate with the largest mean relative gain over the best fixed
 setting among its k nearest training modules (cosine similarity of the
-standardised embeddings), if that gain exceeds a margin; otherwise the
-best fixed setting. Validation chooses k and the margin; held-out code
-only reports.
+standardised state: the module vector, cheap IR counts, or both), if
+that gain exceeds a margin; otherwise the best fixed setting. Validation
+chooses the state, k and the margin; held-out code only reports.
 """
 
 import collections
 import json
+import os
 
 from .pipeline import Config, Pipeline, space, stock_policies
 from .tune import start_config, neighbours
@@ -144,6 +145,73 @@ def replay_file(choices, cands, corpus):
             "describe": name}
     return {"format": "irtk-pipeline-choices", "version": 1,
             "modules": modules}
+
+
+# The opcodes whose counts are a state of their own (with the functions,
+# blocks and instructions): a cheap, Autophase-like description of a module.
+COUNTED = ("call", "load", "store", "br", "icmp", "getelementptr", "phi",
+           "alloca", "ret", "switch", "select", "add", "mul")
+
+STATES = ("embedding", "counts", "both")
+
+
+def ir_counts(path, llvm_dis=None):
+    """log(1 + n) of a bitcode file's defined functions, basic blocks,
+    instructions and each opcode of COUNTED, from llvm-dis's text."""
+    import math
+    import re
+    import subprocess
+    from .toolchain import LLVM_BIN
+    text = subprocess.run(
+        [llvm_dis or os.path.join(LLVM_BIN, "llvm-dis"), "-o", "-", path],
+        capture_output=True, text=True)
+    if text.returncode:
+        raise ValueError(f"{path}: llvm-dis failed: "
+                         f"{text.stderr.strip().splitlines()[-1:]}")
+    functions = blocks = instructions = 0
+    ops = dict.fromkeys(COUNTED, 0)
+    label = re.compile(r"^[\w.$-]+:")
+    opcode = re.compile(r"^(?:%[\w.$-]+ = )?(?:tail |musttail |notail )?(\w+)")
+    inside = first = False
+    for line in text.stdout.splitlines():
+        if line.startswith("define "):
+            functions += 1
+            inside = first = True
+        elif line.startswith("}"):
+            inside = False
+        elif inside:
+            s = line.strip()
+            if not s or s.startswith(";"):
+                continue
+            if label.match(s):
+                blocks += 1
+                first = False
+                continue
+            if first:  # an entry block without a label
+                blocks += 1
+                first = False
+            instructions += 1
+            m = opcode.match(s)
+            if m and m.group(1) in ops:
+                ops[m.group(1)] += 1
+    return [math.log1p(n) for n in
+            [functions, blocks, instructions] + [ops[o] for o in COUNTED]]
+
+
+def state(paths, kind, threads=0):
+    """The policy's state of each bitcode file (a matrix, one row a file):
+    the module vector ("embedding"), the IR counts ("counts"), or both side
+    by side."""
+    import numpy as np
+    if kind not in STATES:
+        raise ValueError(f"unknown state '{kind}' ({', '.join(STATES)})")
+    parts = []
+    if kind in ("embedding", "both"):
+        parts.append(embed(paths, threads))
+    if kind in ("counts", "both"):
+        parts.append(np.array([ir_counts(p) for p in paths],
+                              dtype=np.float64))
+    return np.hstack(parts)
 
 
 def embed(paths, threads=0):
