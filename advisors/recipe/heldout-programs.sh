@@ -10,7 +10,7 @@
 # Usage: advisors/recipe/heldout-programs.sh --out DIR [--src DIR]
 #            [--packages LIST] [--jobs N] [-- EXTRA-CFLAGS...]
 #
-# Builds the libraries, tools and tests of held-out packages (C, and one
+# Builds the libraries, tools and tests of held-out packages (C, and two
 # C++) from their Debian sources (as vocab/recipe/build-corpus.sh fetched them) with
 #
 #   clang-22 -Oz <the corpus's flags of the file> EXTRA-CFLAGS... -c
@@ -39,6 +39,9 @@
 #   tinyxml2 (C++) libtinyxml2 (tinyxml2.cpp, -std=c++17 as the corpus) and
 #            xmltest, run in a directory holding a copy of resources/; its
 #            own checks are the tests (passed and run: its "Pass N, Fail M").
+#   double-conversion (C++) the library (double-conversion/*.cc) and cctest
+#            (test/cctest/*.cc, with the gay-*.cc tables the corpus leaves
+#            out), run once per group of test/cctest/CMakeLists.txt (9).
 #
 # Writes, per package, <out>/<package>/{obj,lib,bin}/, build.log, test.log and a
 # line in <out>/summary.tsv: package, build (ok/failed), tests (passed/failed/
@@ -242,6 +245,39 @@ test_tinyxml2() {
   echo "${PASS:-0} $((${PASS:-0} + ${FAIL:-1}))"
 }
 
+# --- double-conversion (C++) ---------------------------------------------------
+# The cctest groups of test/cctest/CMakeLists.txt, one run of cctest each.
+DC_TESTS=(test-bignum test-bignum-dtoa test-conversions test-diy-fp test-dtoa
+  test-fast-dtoa test-fixed-dtoa test-ieee test-strtod)
+build_double-conversion() {
+  local S=$1 B=$2
+  local -a LIB=("$S"/double-conversion/*.cc) TEST=("$S"/test/cctest/*.cc)
+  # One object directory (the .text total reads it), named after the files.
+  compile "$B/obj" -std=c++17 -I"$S" -I"$S/test/cctest" -- "${LIB[@]}" \
+    "${TEST[@]}" || return 1
+  local -a LIBO=() TESTO=() F
+  for F in "${LIB[@]}"; do LIBO+=("$B/obj/${F##*/}.o"); done
+  for F in "${TEST[@]}"; do TESTO+=("$B/obj/${F##*/}.o"); done
+  archive "$B/lib/libdouble-conversion.a" "${LIBO[@]}" || return 1
+  link_cxx "$B/bin/cctest" "${TESTO[@]}" "$B/lib/libdouble-conversion.a"
+}
+test_double-conversion() {
+  local B=$2 T PASS=0 RUN=0 OUTPUT
+  for T in "${DC_TESTS[@]}"; do
+    RUN=$((RUN + 1))
+    echo "=== $T" >>"$TEST_LOG"
+    # A failed CHECK aborts; a group that ran nothing is a failure too.
+    if OUTPUT=$(timeout 300 "$B/bin/cctest" "$T" 2>&1) &&
+      ! grep -q '^Ran 0 tests' <<<"$OUTPUT"; then
+      PASS=$((PASS + 1))
+    else
+      echo "*** $T failed" >>"$TEST_LOG"
+    fi
+    printf '%s\n' "$OUTPUT" >>"$TEST_LOG"
+  done
+  echo "$PASS $RUN"
+}
+
 # --- Main ----------------------------------------------------------------------
 IFS=, read -r -a PKGS <<<"$PACKAGES"
 "$CLANG" --version | head -n1 >"$OUT/compiler"
@@ -250,8 +286,8 @@ printf 'package\tbuild\ttests\tpassed\trun\ttext_bytes\n' >"$OUT/summary.tsv"
 STATUS=0
 for P in "${PKGS[@]}"; do
   case $P in
-    cjson | giflib | tinyxml2) ;;
-    *) usage_error "unknown package '$P' (cjson, giflib, tinyxml2)" ;;
+    cjson | giflib | tinyxml2 | double-conversion) ;;
+    *) usage_error "unknown package '$P' (cjson, giflib, tinyxml2, double-conversion)" ;;
   esac
   S=$(srcdir "$P")
   [[ -n $S ]] || die "no source of $P in $SRC"

@@ -35,7 +35,7 @@
 #            and the held-out choices as the plugin's choices file
 #            (<out>/replay-nearest.json).
 #   programs the held-out packages heldout-programs.sh builds (cjson,
-#            giflib, tinyxml2) built three ways, -Oz, the best fixed flags
+#            giflib, tinyxml2, double-conversion) built three ways: -Oz, the best fixed flags
 #            and the policy replayed in clang, and their own tests run;
 #            <out>/programs/{oz,fixed,nearest}/summary.tsv. Needs --src.
 #
@@ -146,7 +146,7 @@ for step in ${STEPS//,/ }; do
       [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build irtk, or set IRTK_PLUGIN)"
       log "held-out programs: -Oz, the best fixed flags, the policy"
       PROGRAMS=("$RECIPE_DIR/heldout-programs.sh" --src "$SRC"
-        --packages cjson,giflib,tinyxml2)
+        --packages cjson,giflib,tinyxml2,double-conversion)
       "${PROGRAMS[@]}" --out "$OUT/programs/oz"
       "${PROGRAMS[@]}" --out "$OUT/programs/fixed" -- -Xclang -fmerge-functions \
         -mllvm -enable-machine-outliner -mllvm -ir-outliner
