@@ -135,6 +135,7 @@ for step in ${STEPS//,/ }; do
         --around-fixed --candidates 6 --margins 0,0.005,0.01,0.02,0.05 \
         --states embedding,counts,both \
         --json "$OUT/nearest.json" --replay "$OUT/replay-nearest.json" \
+        --save "$OUT/policy-nearest.json" \
         >"$OUT/nearest.md.tmp"
       mv "$OUT/nearest.md.tmp" "$OUT/nearest.md"
       cat "$OUT/nearest.md"

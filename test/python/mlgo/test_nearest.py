@@ -257,6 +257,31 @@ class CommandTest(fixtures.CorpusTestCase):
                                  sorted(fixtures.MODULES))
                 for c in doc["choices"].values():
                     self.assertIn(c, doc["candidates"])
+        # A saved policy chooses for a corpus, without compiling, what
+        # nearest chose for it.
+        replay, policy = self.tmp("nearest.replay"), self.tmp("policy.json")
+        self.mlgo("nearest", "--corpus", self.corpus, "--out",
+                  self.tmp("held"), "--train-corpus", self.corpus,
+                  "--train-out", tuned, "--valid-corpus", self.corpus,
+                  "--valid-out", self.tmp("valid"), "--budget", "9",
+                  "--candidates", "2", "--ks", "1,3", "--margins", "0,0.5",
+                  "--states", "embedding,counts,both", "--workers", "2",
+                  "--around-fixed", "--replay", replay, "--save", policy)
+        chosen = self.tmp("choose.replay")
+        self.mlgo("choose", "--policy", policy, "--corpus", self.corpus,
+                  "--replay", chosen)
+        with open(replay) as a, open(chosen) as b:
+            self.assertEqual(json.load(a), json.load(b))
+        done = subprocess.run(
+            [sys.executable, "-m", "ir2vec.mlgo", "choose", "--policy",
+             self.bc("Oz-preopt/prog/prog"), "--corpus", self.corpus,
+             "--replay", self.tmp("bad.replay")], capture_output=True,
+            text=True)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("error: ", done.stderr)
+        self.assertIn("prog.bc: cannot read it", done.stderr)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1)
+        self.assertFalse(os.path.exists(self.tmp("bad.replay")))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ Commands:
   nearest     a first policy: a module's nearest training modules (by
               embedding) vote for one of a few configurations; validation
               chooses k, the held-out corpus reports
+  choose      a saved nearest policy's choices for any corpus (a user's
+              own, from extract), as the plugin's choices file
 """
 
 import argparse
@@ -35,7 +37,7 @@ from .corpus import Corpus, CorpusError
 from .engine import Engine, EngineError, Job, summary, write_atomically
 from .extract import ExtractError
 from .log import LogError
-from .pipeline import PipelineError
+from .pipeline import Config, PipelineError
 from .policy import Default, Model, Policy, Replay
 from .toolchain import MissingTool, Toolchain
 
@@ -426,6 +428,33 @@ def cmd_nearest(args):
     if args.replay:
         write_atomically(args.replay, json.dumps(nearest.replay_file(
             hchoice, cands, held), indent=1, sort_keys=True) + "\n")
+    if args.save:
+        _, k, margin = chosen
+        write_atomically(args.save, json.dumps(nearest.policy_doc(
+            chosen[0], k, margin, fixed, cands, tx[chosen[0]], ttext)) +
+            "\n")
+    return 0
+
+
+def cmd_choose(args):
+    c = _corpus(args)
+    try:
+        doc = nearest.read_policy(args.policy)
+        mods = list(c)
+        names = nearest.decide(doc, [c.bitcode(m) for m in mods])
+    except ValueError as e:  # a bad policy or module: the file's error
+        print(f"{PROG} choose: error: {e}", file=sys.stderr)
+        return 1
+    configs = {d["name"]: Config.from_key(d["config"])
+               for d in doc["candidates"]}
+    write_atomically(args.replay, json.dumps(nearest.replay_file(
+        dict(zip(mods, names)), configs, c), indent=1, sort_keys=True) +
+        "\n")
+    counts = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    print(f"{args.replay}: {len(mods)} modules; " + ", ".join(
+        f"{n}: {k}" for n, k in sorted(counts.items(), key=lambda x: -x[1])))
     return 0
 
 
@@ -452,6 +481,8 @@ COMMANDS = {
     "headroom": (cmd_headroom, "the headroom report (docs/Pipeline.md)", {}),
     "nearest": (cmd_nearest, "a first policy: nearest training modules "
                 "vote for a candidate configuration", {}),
+    "choose": (cmd_choose, "a saved nearest policy's choices for a corpus, "
+               "as the plugin's choices file (no compile)", {}),
 }
 
 
@@ -465,7 +496,7 @@ def parser():
             shared_options(s, corpus=False, out=False)
         else:
             shared_options(s, corpus=name != "extract",
-                           out=name not in ("corpus",))
+                           out=name not in ("corpus", "choose"))
         if name == "extract":
             src = s.add_mutually_exclusive_group(required=True)
             src.add_argument("--compile-commands", metavar="JSON",
@@ -529,6 +560,14 @@ def parser():
             s.add_argument("--replay", help="write the held-out choices as "
                            "the plugin's choices file (build with "
                            "-enable-machine-outliner)")
+            s.add_argument("--save", help="write the chosen policy (for "
+                           "choose)")
+        if name == "choose":
+            s.add_argument("--policy", required=True,
+                           help="a policy nearest --save wrote")
+            s.add_argument("--replay", required=True,
+                           help="the plugin's choices file to write (build "
+                           "with -enable-machine-outliner)")
     return p
 
 

@@ -122,6 +122,64 @@ def _has(config, change, sp):
     return config.appended(sp).count(change[1]) >= change[2]
 
 
+POLICY_FORMAT = "irtk-pipeline-nearest"
+POLICY_VERSION = 1
+
+
+def policy_doc(state_kind, k, margin, fixed, cands, train_state, train_text):
+    """The trained vote as a document: what `choose` (and a later
+    in-compiler policy) needs to decide for new modules without compiling
+    them: the state's kind, k, the margin, the candidates as clang-space
+    configurations, the training states (raw) and their candidates' .text."""
+    return {"format": POLICY_FORMAT, "version": POLICY_VERSION,
+            "state": state_kind, "k": k, "margin": margin, "fixed": fixed,
+            "candidates": [{"name": n, "config": config_of(n, p).key()}
+                           for n, p in cands],
+            "train_state": [list(map(float, r)) for r in train_state],
+            "train_text": [list(map(float, r)) for r in train_text]}
+
+
+def read_policy(path):
+    """A policy document written by `nearest --save`; ValueError naming
+    the file and the problem otherwise."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: cannot read it: {e}") from e
+    if not isinstance(doc, dict) or doc.get("format") != POLICY_FORMAT:
+        raise ValueError(f"{path}: not a nearest policy (format "
+                         f"\"{POLICY_FORMAT}\")")
+    if doc.get("version") != POLICY_VERSION:
+        raise ValueError(f"{path}: version {POLICY_VERSION} is the one this "
+                         "irtk reads")
+    names = [c["name"] for c in doc["candidates"]]
+    rows, text = doc["train_state"], doc["train_text"]
+    if doc["fixed"] not in names or doc["state"] not in STATES or \
+            not rows or len(rows) != len(text) or \
+            any(len(t) != len(names) for t in text) or \
+            len({len(r) for r in rows}) != 1:
+        raise ValueError(f"{path}: inconsistent policy (candidates, fixed "
+                         "setting, state or training rows)")
+    return doc
+
+
+def decide(doc, paths):
+    """The policy's candidate name for each bitcode file."""
+    import numpy as np
+    train = np.array(doc["train_state"], dtype=np.float64)
+    text = np.array(doc["train_text"], dtype=np.float64)
+    names = [c["name"] for c in doc["candidates"]]
+    x = state(paths, doc["state"])
+    if x.shape[1] != train.shape[1]:
+        raise ValueError(f"the policy's state has {train.shape[1]} numbers, "
+                         f"these modules' {x.shape[1]}")
+    ts, xs = standardise(train, x)
+    picks = choose(ts, text, xs, doc["k"], names.index(doc["fixed"]),
+                   doc["margin"])
+    return [names[c] for c in picks]
+
+
 def config_of(name, policy):
     """The clang-space Config of a candidate: its own, or a stock size
     setting's analogue (its flags as appended passes)."""
@@ -132,12 +190,14 @@ def config_of(name, policy):
 def replay_file(choices, cands, corpus):
     """The plugin's choices file (-irtk-pipeline-choices) of {module:
     candidate name}: every module is listed (with nooutline where its
-    choice has no outliner), to be built with -enable-machine-outliner."""
+    choice has no outliner), to be built with -enable-machine-outliner.
+    cands: [(name, policy)], or {name: Config}."""
     sp = space()
-    policies = dict(cands)
+    configs = cands if isinstance(cands, dict) else \
+        {n: config_of(n, p) for n, p in cands}
     modules = {}
     for m, name in sorted(choices.items()):
-        cfg = config_of(name, policies[name])
+        cfg = configs[name]
         modules[corpus.source_filename(m)] = {
             "module": m, "append": ",".join(sp.text(n)
                                             for n in cfg.appended(sp)),
