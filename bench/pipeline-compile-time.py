@@ -10,11 +10,13 @@ with clang -Oz -c three ways, in turn, N rounds:
           -mllvm -ir-outliner (the best fixed configuration of
           docs/Pipeline.md);
   replay  -Oz with the plugin replaying a choices file
-          (-irtk-pipeline-policy=replay) and -enable-machine-outliner.
+          (-irtk-pipeline-policy=replay) and -enable-machine-outliner;
+  model   with --model, -Oz with the plugin's model policy deciding in
+          clang (-irtk-pipeline-policy=model: the state computed there).
 
 Usage: PYTHONPATH=<build>/python /usr/bin/python3 \\
            bench/pipeline-compile-time.py --corpus DIR --choices FILE \\
-           [--plugin SO] [--runs N]
+           [--model FILE] [--plugin SO] [--runs N]
 
 CPU seconds of the compilers (getrusage of the children), summed over the
 corpus per round; prints one JSON line: each way's median over the rounds
@@ -48,6 +50,7 @@ def main():
     p.add_argument("--corpus", required=True)
     p.add_argument("--choices", required=True,
                    help="the plugin's choices file (nearest --replay)")
+    p.add_argument("--model", help="the plugin's model (nearest --save)")
     p.add_argument("--plugin", help="IRTKPlugin.so (default: found)")
     p.add_argument("--runs", type=int, default=3)
     args = p.parse_args()
@@ -61,6 +64,11 @@ def main():
                    "-irtk-pipeline-policy=replay", "-mllvm",
                    "-irtk-pipeline-choices=" + args.choices, "-mllvm",
                    "-enable-machine-outliner"]}
+    if args.model:
+        ways["model"] = ["-fpass-plugin=" + tools.plugin, "-mllvm",
+                         "-irtk-pipeline-policy=model", "-mllvm",
+                         "-irtk-pipeline-model=" + args.model, "-mllvm",
+                         "-enable-machine-outliner"]
     totals = {w: [] for w in ways}
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "m.o")
@@ -74,12 +82,12 @@ def main():
             for w in ways:
                 totals[w].append(round_[w])
     med = {w: statistics.median(v) for w, v in totals.items()}
-    print(json.dumps({
-        "modules": len(corpus), "runs": args.runs,
-        "cpu_seconds": {w: round(v, 2) for w, v in med.items()},
-        "replay/oz": round(med["replay"] / med["oz"], 3),
-        "fixed/oz": round(med["fixed"] / med["oz"], 3),
-        "replay/fixed": round(med["replay"] / med["fixed"], 3)}))
+    ratios = {f"{w}/oz": round(med[w] / med["oz"], 3) for w in ways
+              if w != "oz"}
+    ratios["replay/fixed"] = round(med["replay"] / med["fixed"], 3)
+    print(json.dumps({"modules": len(corpus), "runs": args.runs,
+                      "cpu_seconds": {w: round(v, 2) for w, v in med.items()},
+                      **ratios}))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "irtk/advisors/PipelineAdvisor.h"
+#include "irtk/advisors/PipelineModel.h"
+#include "irtk/ir2vec/Entities.h"
 #include "irtk/ircommon/Diagnostics.h"
 #include "irtk/support/JSON.h"
 #include "irtk/support/ReadFile.h"
@@ -107,6 +109,9 @@ namespace {
 /// the last question was about.
 struct Replay {
   StringMap<PipelineChoice> Choices;
+  /// The model policy: it decides each module's choice from its state.
+  std::optional<PipelineModel> Model;
+  std::shared_ptr<const vocab::Vocabulary> Vocab;
   std::string Error;
   const Module *Last = nullptr;
   const PipelineChoice *LastChoice = nullptr;
@@ -116,6 +121,17 @@ struct Replay {
     if (&M == Last)
       return LastChoice;
     Last = &M;
+    if (Model) {
+      // Decided once per module, on the IR as the pipeline starts.
+      std::vector<double> X = Model->stateOf(M, Vocab.get());
+      LastChoice = X.size() == Model->width() ? &Model->choice(Model->decide(X))
+                                              : nullptr;
+      LastVeto.clear();
+      if (LastChoice)
+        for (const std::string &V : LastChoice->Veto)
+          LastVeto.insert(V);
+      return LastChoice;
+    }
     auto It = Choices.find(M.getSourceFileName());
     // A build that names its sources relative to where it runs finds the
     // choice of the absolute path (a corpus's modules name theirs so).
@@ -207,7 +223,30 @@ void registerPipelineAdvisor(
           if (!O)
             return;
           auto R = std::make_shared<Replay>();
-          if (O->ChoicesPath.empty()) {
+          if (!O->ModelPath.empty()) {
+            if (Expected<PipelineModel> M = PipelineModel::read(O->ModelPath)) {
+              R->Model = std::move(*M);
+              if (R->Model->needsVocabulary()) {
+                if (Expected<vocab::Vocabulary> V =
+                        ir2vec::loadVocabulary(O->VocabPath))
+                  R->Vocab =
+                      std::make_shared<const vocab::Vocabulary>(std::move(*V));
+                else
+                  R->Error = toString(V.takeError());
+              }
+              if (R->Error.empty() && R->Vocab &&
+                  R->Vocab->dimension() + (R->Model->state() == "both"
+                                               ? PipelineModel::NumCounts
+                                               : 0) !=
+                      R->Model->width())
+                R->Error = O->ModelPath + ": the model's states are " +
+                           std::to_string(R->Model->width()) +
+                           " numbers wide; the vocabulary's vectors do not "
+                           "make that";
+            } else {
+              R->Error = toString(M.takeError());
+            }
+          } else if (O->ChoicesPath.empty()) {
             R->Error = "-irtk-pipeline-policy=replay wants "
                        "-irtk-pipeline-choices=<file>";
           } else if (Expected<StringMap<PipelineChoice>> C =

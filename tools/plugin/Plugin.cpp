@@ -291,7 +291,7 @@ static cl::OptionCategory
     PipelineCategory("IR2Vec Toolkit (irtk) size pipeline advisor options");
 
 /// The size pipeline's policies (docs/Pipeline.md).
-enum class PipelinePolicyKind { Default, Replay };
+enum class PipelinePolicyKind { Default, Replay, Model };
 static cl::opt<PipelinePolicyKind> PipelinePolicy(
     "irtk-pipeline-policy",
     cl::desc("Change clang's optimisation pipeline per module for size "
@@ -299,12 +299,21 @@ static cl::opt<PipelinePolicyKind> PipelinePolicy(
     cl::values(clEnumValN(PipelinePolicyKind::Default, "default",
                           "Stock: the pipeline as it is"),
                clEnumValN(PipelinePolicyKind::Replay, "replay",
-                          "Each module's choice from -irtk-pipeline-choices")),
+                          "Each module's choice from -irtk-pipeline-choices"),
+               clEnumValN(PipelinePolicyKind::Model, "model",
+                          "Each module's choice decided by "
+                          "-irtk-pipeline-model from the module")),
     cl::cat(PipelineCategory));
 static cl::opt<std::string> PipelineChoices(
     "irtk-pipeline-choices",
     cl::desc("The replay policy's choices, per source file (written by "
              "python3 -m ir2vec.mlgo tune)"),
+    cl::value_desc("file"), cl::cat(PipelineCategory));
+static cl::opt<std::string> PipelineModelPath(
+    "irtk-pipeline-model",
+    cl::desc("The model policy's file (written by python3 -m ir2vec.mlgo "
+             "nearest --save); its module vectors use -irtk-vocab-path, else "
+             "the bundled vocabulary"),
     cl::value_desc("file"), cl::cat(PipelineCategory));
 
 static cl::OptionCategory
@@ -516,6 +525,15 @@ static std::optional<irtk::advisors::PipelineAdvisorOptions> pipelineOptions() {
     return std::nullopt;
   irtk::advisors::PipelineAdvisorOptions O;
   O.ChoicesPath = PipelineChoices;
+  if (PipelinePolicy == PipelinePolicyKind::Model) {
+    // A model without a file says so when the choices are read.
+    O.ModelPath = PipelineModelPath.empty() ? std::string("-")
+                                            : PipelineModelPath.getValue();
+    O.VocabPath = VocabPath;
+    if (O.VocabPath.empty())
+      if (const std::string &Self = pluginPath(); !Self.empty())
+        O.VocabPath = defaultVocabularyPath(Self);
+  }
   return O;
 }
 

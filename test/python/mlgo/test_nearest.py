@@ -203,6 +203,76 @@ define void @h() {
             nearest.state(paths, "bag")
 
 
+class ModelPolicyTest(fixtures.CorpusTestCase):
+    """The plugin's -irtk-pipeline-policy=model decides in clang what
+    choose decides, on a policy whose vote leaves the fixed setting."""
+
+    def ir(self, bc, *flags):
+        done = subprocess.run(
+            [fixtures.CLANG, "-Oz", "-S", "-emit-llvm", bc, "-o", "-",
+             "-fpass-plugin=" + os.environ["IRTK_PLUGIN"], "-mllvm",
+             "-enable-machine-outliner", *flags], capture_output=True,
+            text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout
+
+    def test_model_is_choose_in_clang(self):
+        oz = pl.space().oz
+        fixed = pl.Config(oz, outline=True)
+        other = pl.Config(oz, veto=("licm",), outline=False)
+        cands = [("fixed", pl.Pipeline(fixed)), ("other", pl.Pipeline(other))]
+        a, b = "Oz-preopt/prog/prog", "Oz-preopt/shapes/shapes"
+        # prog's nearest training row is its own: "other" is 20% smaller;
+        # shapes' is its own too: "other" is larger.
+        states = [nearest.ir_counts(self.bc(a)), nearest.ir_counts(self.bc(b))]
+        for kind, x in (("counts", states),
+                        ("both", np.hstack([nearest.state(
+                            [self.bc(a), self.bc(b)], "embedding"),
+                            states]))):
+            with self.subTest(state=kind):
+                doc = nearest.policy_doc(kind, 1, 0.0, "fixed", cands, x,
+                                         [[10.0, 8.0], [10.0, 12.0]])
+                policy = self.tmp(f"policy-{kind}.json")
+                with open(policy, "w") as f:
+                    json.dump(doc, f)
+                chosen = self.tmp(f"choose-{kind}.json")
+                done = subprocess.run(
+                    [sys.executable, "-m", "ir2vec.mlgo", "choose",
+                     "--policy", policy, "--corpus", self.corpus,
+                     "--replay", chosen], capture_output=True, text=True)
+                self.assertEqual(done.returncode, 0, done.stderr)
+                with open(chosen) as f:
+                    rows = {r["module"]: r for r in
+                            json.load(f)["modules"].values()}
+                self.assertEqual(rows[a]["describe"], "other")
+                self.assertEqual(rows[b]["describe"], "fixed")
+                for m in fixtures.MODULES:
+                    model = self.ir(self.bc(m), "-mllvm",
+                                    "-irtk-pipeline-policy=model", "-mllvm",
+                                    "-irtk-pipeline-model=" + policy)
+                    self.assertEqual(model, self.ir(
+                        self.bc(m), "-mllvm", "-irtk-pipeline-policy=replay",
+                        "-mllvm", "-irtk-pipeline-choices=" + chosen), m)
+                    if m == a:
+                        self.assertIn('"nooutline"', model)
+
+    def test_a_bad_model_is_a_one_line_error(self):
+        bad = self.tmp("bad-model.json")
+        with open(bad, "w") as f:
+            json.dump({"format": "irtk-pipeline-nearest", "version": 1,
+                       "state": "counts"}, f)
+        done = subprocess.run(
+            [fixtures.CLANG, "-Oz", "-c", self.bc("Oz-preopt/prog/prog"),
+             "-o", self.tmp("bad.o"), "-fpass-plugin=" +
+             os.environ["IRTK_PLUGIN"], "-mllvm",
+             "-irtk-pipeline-policy=model", "-mllvm",
+             "-irtk-pipeline-model=" + bad], capture_output=True, text=True)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("bad-model.json: 'k' is not a positive number",
+                      done.stderr)
+        self.assertFalse(os.path.exists(self.tmp("bad.o")))
+
+
 class EmbedTest(fixtures.CorpusTestCase):
     def test_rows_are_the_program_vectors(self):
         names = sorted(fixtures.MODULES)
@@ -272,6 +342,24 @@ class CommandTest(fixtures.CorpusTestCase):
                   "--replay", chosen)
         with open(replay) as a, open(chosen) as b:
             self.assertEqual(json.load(a), json.load(b))
+        # The plugin's model policy decides in clang what choose decided:
+        # the same IR as the replay of choose's file, module by module.
+        plugin = os.environ["IRTK_PLUGIN"]
+
+        def ir(bc, *flags):
+            done = subprocess.run(
+                [fixtures.CLANG, "-Oz", "-S", "-emit-llvm", bc, "-o", "-",
+                 "-fpass-plugin=" + plugin, "-mllvm",
+                 "-enable-machine-outliner", *flags], capture_output=True,
+                text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            return done.stdout
+        for m in fixtures.MODULES:
+            self.assertEqual(
+                ir(self.bc(m), "-mllvm", "-irtk-pipeline-policy=model",
+                   "-mllvm", "-irtk-pipeline-model=" + policy),
+                ir(self.bc(m), "-mllvm", "-irtk-pipeline-policy=replay",
+                   "-mllvm", "-irtk-pipeline-choices=" + chosen), m)
         done = subprocess.run(
             [sys.executable, "-m", "ir2vec.mlgo", "choose", "--policy",
              self.bc("Oz-preopt/prog/prog"), "--corpus", self.corpus,

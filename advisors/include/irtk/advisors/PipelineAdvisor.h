@@ -64,6 +64,11 @@ readPipelineChoices(llvm::StringRef Path);
 struct PipelineAdvisorOptions {
   /// The replay policy's choices file.
   std::string ChoicesPath;
+  /// The model policy's file (PipelineModel.h); when set, the model
+  /// decides instead of a choices file.
+  std::string ModelPath;
+  /// The IR vocabulary a model's module vector is computed with.
+  std::string VocabPath;
 };
 
 /// Registers the advisor with \p PB; \p GetOptions gives the options when a

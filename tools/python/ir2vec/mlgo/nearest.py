@@ -127,14 +127,22 @@ POLICY_VERSION = 1
 
 
 def policy_doc(state_kind, k, margin, fixed, cands, train_state, train_text):
-    """The trained vote as a document: what `choose` (and a later
-    in-compiler policy) needs to decide for new modules without compiling
-    them: the state's kind, k, the margin, the candidates as clang-space
-    configurations, the training states (raw) and their candidates' .text."""
+    """The trained vote as a document: what `choose`, and the plugin's
+    -irtk-pipeline-policy=model, need to decide for new modules without
+    compiling them: the state's kind, k, the margin, the candidates as
+    clang-space configurations and as the plugin applies them (``choice``),
+    the training states (raw) and their candidates' .text."""
+    sp = space()
+
+    def entry(name, policy):
+        cfg = config_of(name, policy)
+        return {"name": name, "config": cfg.key(),
+                "choice": {"append": ",".join(sp.text(n)
+                                              for n in cfg.appended(sp)),
+                           "veto": list(cfg.veto), "outline": cfg.outline}}
     return {"format": POLICY_FORMAT, "version": POLICY_VERSION,
             "state": state_kind, "k": k, "margin": margin, "fixed": fixed,
-            "candidates": [{"name": n, "config": config_of(n, p).key()}
-                           for n, p in cands],
+            "candidates": [entry(n, p) for n, p in cands],
             "train_state": [list(map(float, r)) for r in train_state],
             "train_text": [list(map(float, r)) for r in train_text]}
 
