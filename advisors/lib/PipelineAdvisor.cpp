@@ -223,7 +223,11 @@ void registerPipelineAdvisor(
           if (!O)
             return;
           auto R = std::make_shared<Replay>();
-          if (!O->ModelPath.empty()) {
+          if (O->Model && O->ModelPath.empty()) {
+            R->Error = "-irtk-pipeline-policy=model wants "
+                       "-irtk-pipeline-model=<file> (written by python3 -m "
+                       "ir2vec.mlgo nearest --save)";
+          } else if (O->Model) {
             if (Expected<PipelineModel> M = PipelineModel::read(O->ModelPath)) {
               R->Model = std::move(*M);
               if (R->Model->needsVocabulary()) {

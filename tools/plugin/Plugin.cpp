@@ -527,8 +527,8 @@ static std::optional<irtk::advisors::PipelineAdvisorOptions> pipelineOptions() {
   O.ChoicesPath = PipelineChoices;
   if (PipelinePolicy == PipelinePolicyKind::Model) {
     // A model without a file says so when the choices are read.
-    O.ModelPath = PipelineModelPath.empty() ? std::string("-")
-                                            : PipelineModelPath.getValue();
+    O.Model = true;
+    O.ModelPath = PipelineModelPath;
     O.VocabPath = VocabPath;
     if (O.VocabPath.empty())
       if (const std::string &Self = pluginPath(); !Self.empty())

@@ -271,6 +271,14 @@ class ModelPolicyTest(fixtures.CorpusTestCase):
         self.assertIn("bad-model.json: 'k' is not a positive number",
                       done.stderr)
         self.assertFalse(os.path.exists(self.tmp("bad.o")))
+        done = subprocess.run(
+            [fixtures.CLANG, "-Oz", "-c", self.bc("Oz-preopt/prog/prog"),
+             "-o", self.tmp("none.o"), "-fpass-plugin=" +
+             os.environ["IRTK_PLUGIN"], "-mllvm",
+             "-irtk-pipeline-policy=model"], capture_output=True, text=True)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("-irtk-pipeline-policy=model wants "
+                      "-irtk-pipeline-model=<file>", done.stderr)
 
 
 class EmbedTest(fixtures.CorpusTestCase):

@@ -64,8 +64,9 @@ readPipelineChoices(llvm::StringRef Path);
 struct PipelineAdvisorOptions {
   /// The replay policy's choices file.
   std::string ChoicesPath;
-  /// The model policy's file (PipelineModel.h); when set, the model
-  /// decides instead of a choices file.
+  /// The model policy (PipelineModel.h) decides instead of a choices
+  /// file, from ModelPath.
+  bool Model = false;
   std::string ModelPath;
   /// The IR vocabulary a model's module vector is computed with.
   std::string VocabPath;
