@@ -78,6 +78,22 @@ def store(path):
                 "--lists", "1"])
 
 
+def corpus(path):
+    """Makes a one-module MLGO corpus at PATH (cfg.ll as bitcode,
+    Oz-preopt/p/cfg)."""
+    module = path / "Oz-preopt" / "p"
+    module.mkdir(parents=True)
+    check_call([llvm_tool("llvm-as"), str(INPUTS / "cfg.ll"), "-o",
+                str(module / "cfg.bc")])
+    (path / "corpus_description.json").write_text(
+        '{"has_thinlto": false, "modules": ["Oz-preopt/p/cfg"]}\n')
+
+
+def mlgo(*args):
+    """python3 -m ir2vec.mlgo with ARGS, by the interpreter of these tests."""
+    return [sys.executable, "-m", "ir2vec.mlgo", *args]
+
+
 def python(code):
     """A Python snippet run by the interpreter of these tests, which must
     import the build's ir2vec; an exception is printed as one line

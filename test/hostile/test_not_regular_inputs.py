@@ -218,6 +218,15 @@ ROWS += [
 ]
 
 
+# ir2vec.mlgo: the nearest policy choose reads.
+ROWS += [
+    ("ir2vec.mlgo choose --policy", "p.json",
+     harness.mlgo("choose", "--policy", "{bad}", "--corpus", "{dir}/c",
+                  "--replay", "{out}"),
+     {"c": lambda: harness.fixture("corpus", harness.corpus)}),
+]
+
+
 def make_bad(kind, path):
     if os.path.lexists(path):
         os.unlink(path)

@@ -143,6 +143,27 @@ ROWS = [
      [sys.executable, "-m", "ir2vec.distributed", "merge", "{dir}/s",
       "{dir}/./s"]),
 ]
+# ir2vec.mlgo: outputs named as the policy, a corpus's module or its
+# description (refused before any work).
+CORPUS = {"c": lambda: harness.fixture("corpus", harness.corpus),
+          "p.json": VOCAB}
+NEAREST = harness.mlgo("nearest", "--corpus", "{dir}/c", "--out", "{dir}/o",
+                       "--train-corpus", "{dir}/c", "--train-out", "{dir}/t",
+                       "--valid-corpus", "{dir}/c", "--valid-out", "{dir}/v")
+ROWS += [
+    ("ir2vec.mlgo choose --replay the policy", CORPUS,
+     harness.mlgo("choose", "--policy", "{dir}/p.json", "--corpus",
+                  "{dir}/c", "--replay", "{dir}/./p.json")),
+    ("ir2vec.mlgo choose --replay a module", CORPUS,
+     harness.mlgo("choose", "--policy", "{dir}/p.json", "--corpus",
+                  "{dir}/c", "--replay", "{dir}/c/Oz-preopt/p/cfg.bc")),
+    ("ir2vec.mlgo nearest --save a module", CORPUS,
+     NEAREST + ["--save", "{dir}/c/Oz-preopt/p/cfg.bc"]),
+    ("ir2vec.mlgo nearest --json the corpus description", CORPUS,
+     NEAREST + ["--json", "{dir}/c/corpus_description.json"]),
+    ("ir2vec.mlgo nearest --replay a module", CORPUS,
+     NEAREST + ["--replay", "{dir}/c/Oz-preopt/p/cfg.bc"]),
+]
 for f in ("embeddings.npy", "store.json", "index.jsonl", "./embeddings.npy"):
     ROWS.append((f"Python Store.index(path=<store>/{f})", store(),
                  python("import ir2vec\n"

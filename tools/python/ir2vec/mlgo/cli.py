@@ -48,6 +48,26 @@ class UsageError(Exception):
     pass
 
 
+class OutputError(Exception):
+    """An output that would replace an input."""
+
+
+def _check_outputs(outputs, corpora):
+    """Refuses, before any work, an output path that is one of the inputs:
+    a corpus's description or modules (ir2vec.store.checkNotAnInput)."""
+    from ..store import StoreError, checkNotAnInput
+    inputs = []
+    for c in corpora:
+        inputs.append(os.path.join(c.root, "corpus_description.json"))
+        inputs += [c.bitcode(m) for m in c]
+    for out, more in outputs:
+        if out:
+            try:
+                checkNotAnInput(out, inputs + list(more))
+            except StoreError as e:
+                raise OutputError(str(e)) from None
+
+
 def _positive(text):
     try:
         v = int(text)
@@ -337,6 +357,8 @@ def cmd_nearest(args):
                              f"({', '.join(nearest.STATES)})")
     train, valid, held = (Corpus(args.train_corpus), Corpus(args.valid_corpus),
                           _corpus(args))
+    _check_outputs([(args.json, ()), (args.replay, ()), (args.save, ())],
+                   [train, valid, held])
     params = _tune_params(args)
     with _engine(args, params, out=args.train_out) as te:
         res = [r for r in _results(te.out, "clang", list(train)) if r]
@@ -438,6 +460,7 @@ def cmd_nearest(args):
 
 def cmd_choose(args):
     c = _corpus(args)
+    _check_outputs([(args.replay, (args.policy,))], [c])
     try:
         doc = nearest.read_policy(args.policy)
         mods = list(c)
@@ -584,6 +607,6 @@ def main(argv=None):
         print(f"{PROG} {args.command}: {e}", file=sys.stderr)
         return 2
     except (CorpusError, EngineError, ExtractError, MissingTool,
-            PipelineError, LogError, OSError) as e:
+            PipelineError, LogError, OutputError, OSError) as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 1

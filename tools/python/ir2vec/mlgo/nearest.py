@@ -149,7 +149,10 @@ def policy_doc(state_kind, k, margin, fixed, cands, train_state, train_text):
 
 def read_policy(path):
     """A policy document written by `nearest --save`; ValueError naming
-    the file and the problem otherwise."""
+    the file and the problem otherwise (a FIFO or device too: it is not
+    read)."""
+    from ..store import checkNotAStream
+    checkNotAStream(path)
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
