@@ -26,6 +26,7 @@ Commands:
 """
 
 import argparse
+import collections
 import contextlib
 import json
 import os
@@ -379,8 +380,7 @@ def cmd_nearest(args):
           f"best fixed configuration: {fixed}", file=sys.stderr)
 
     def states_of(corpus, mods):
-        paths = [corpus.bitcode(m) for m in mods]
-        return {st: nearest.state(paths, st) for st in states}
+        return nearest.states([corpus.bitcode(m) for m in mods], states)
 
     def table_of(engine, corpus):
         mods = list(corpus)
@@ -473,11 +473,8 @@ def cmd_choose(args):
     write_atomically(args.replay, json.dumps(nearest.replay_file(
         dict(zip(mods, names)), configs, c), indent=1, sort_keys=True) +
         "\n")
-    counts = {}
-    for n in names:
-        counts[n] = counts.get(n, 0) + 1
     print(f"{args.replay}: {len(mods)} modules; " + ", ".join(
-        f"{n}: {k}" for n, k in sorted(counts.items(), key=lambda x: -x[1])))
+        f"{n}: {k}" for n, k in collections.Counter(names).most_common()))
     return 0
 
 

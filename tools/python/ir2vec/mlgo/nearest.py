@@ -132,17 +132,11 @@ def policy_doc(state_kind, k, margin, fixed, cands, train_state, train_text):
     compiling them: the state's kind, k, the margin, the candidates as
     clang-space configurations and as the plugin applies them (``choice``),
     the training states (raw) and their candidates' .text."""
-    sp = space()
-
-    def entry(name, policy):
-        cfg = config_of(name, policy)
-        return {"name": name, "config": cfg.key(),
-                "choice": {"append": ",".join(sp.text(n)
-                                              for n in cfg.appended(sp)),
-                           "veto": list(cfg.veto), "outline": cfg.outline}}
+    configs = [(n, config_of(n, p)) for n, p in cands]
     return {"format": POLICY_FORMAT, "version": POLICY_VERSION,
             "state": state_kind, "k": k, "margin": margin, "fixed": fixed,
-            "candidates": [entry(n, p) for n, p in cands],
+            "candidates": [{"name": n, "config": c.key(),
+                            "choice": c.plugin_choice()} for n, c in configs],
             "train_state": [list(map(float, r)) for r in train_state],
             "train_text": [list(map(float, r)) for r in train_text]}
 
@@ -203,17 +197,12 @@ def replay_file(choices, cands, corpus):
     candidate name}: every module is listed (with nooutline where its
     choice has no outliner), to be built with -enable-machine-outliner.
     cands: [(name, policy)], or {name: Config}."""
-    sp = space()
     configs = cands if isinstance(cands, dict) else \
         {n: config_of(n, p) for n, p in cands}
     modules = {}
     for m, name in sorted(choices.items()):
-        cfg = configs[name]
-        modules[corpus.source_filename(m)] = {
-            "module": m, "append": ",".join(sp.text(n)
-                                            for n in cfg.appended(sp)),
-            "veto": list(cfg.veto), "outline": cfg.outline,
-            "describe": name}
+        modules[corpus.source_filename(m)] = dict(
+            configs[name].plugin_choice(), module=m, describe=name)
     return {"format": "irtk-pipeline-choices", "version": 1,
             "modules": modules}
 
@@ -273,16 +262,25 @@ def state(paths, kind, threads=0):
     """The policy's state of each bitcode file (a matrix, one row a file):
     the module vector ("embedding"), the IR counts ("counts"), or both side
     by side."""
+    return states(paths, [kind], threads)[kind]
+
+
+def states(paths, kinds, threads=0):
+    """{kind: state(paths, kind)} for several kinds, each part (the module
+    vectors, the counts) computed once."""
     import numpy as np
-    if kind not in STATES:
-        raise ValueError(f"unknown state '{kind}' ({', '.join(STATES)})")
-    parts = []
-    if kind in ("embedding", "both"):
-        parts.append(embed(paths, threads))
-    if kind in ("counts", "both"):
-        parts.append(np.array([ir_counts(p) for p in paths],
-                              dtype=np.float64))
-    return np.hstack(parts)
+    for kind in kinds:
+        if kind not in STATES:
+            raise ValueError(f"unknown state '{kind}' ({', '.join(STATES)})")
+    parts = {}
+    if {"embedding", "both"} & set(kinds):
+        parts["embedding"] = embed(paths, threads)
+    if {"counts", "both"} & set(kinds):
+        parts["counts"] = np.array([ir_counts(p) for p in paths],
+                                   dtype=np.float64)
+    return {kind: parts[kind] if kind != "both" else
+            np.hstack([parts["embedding"], parts["counts"]])
+            for kind in kinds}
 
 
 def embed(paths, threads=0):

@@ -135,6 +135,14 @@ class Config:
         return (len(p) >= len(sp.oz) and p[:last] == sp.oz[:last] and
                 p[-(len(sp.oz) - last):] == sp.oz[last:])
 
+    def plugin_choice(self, sp=None):
+        """What the pipeline advisor applies for a clang-reachable config
+        (a choices file's entry, a model's candidate): the appended
+        sub-pipelines' text, the vetoes and the outliner."""
+        sp = sp or space()
+        return {"append": ",".join(sp.text(n) for n in self.appended(sp)),
+                "veto": list(self.veto), "outline": self.outline}
+
     def appended(self, sp=None):
         """The sub-pipelines a clang-reachable config adds at the
         optimizer-last point."""

@@ -197,11 +197,9 @@ def replay_file(results, corpus, sp=None):
                              "clang-reachable")
         if cfg == Config.oz(sp):
             continue
-        modules[corpus.source_filename(r["module"])] = {
-            "module": r["module"],
-            "append": ",".join(sp.text(n) for n in cfg.appended(sp)),
-            "veto": list(cfg.veto), "outline": cfg.outline,
-            "describe": cfg.describe(sp), "text": r["best"]["text"],
-            "oz": r["settings"].get("Oz")}
+        modules[corpus.source_filename(r["module"])] = dict(
+            cfg.plugin_choice(sp), module=r["module"],
+            describe=cfg.describe(sp), text=r["best"]["text"],
+            oz=r["settings"].get("Oz"))
     return {"format": "irtk-pipeline-choices", "version": 1,
             "modules": modules}
