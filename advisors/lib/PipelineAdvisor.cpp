@@ -37,36 +37,33 @@ static Error choicesError(StringRef Path, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Path + ": " + Msg.str());
 }
 
-static Expected<PipelineChoice> readChoice(StringRef Path, StringRef Name,
-                                           const json::Value &V) {
+Expected<PipelineChoice> readPipelineChoice(StringRef Path, const Twine &What,
+                                            const json::Value &V) {
+  const std::string Name = What.str();
   const json::Object *O = V.getAsObject();
   if (!O)
-    return choicesError(Path, "module '" + Name + "': not an object");
+    return choicesError(Path, Name + ": not an object");
   PipelineChoice C;
   for (const auto &[Key, Value] : *O) {
     if (Key == "append") {
       std::optional<StringRef> S = Value.getAsString();
       if (!S)
-        return choicesError(Path,
-                            "module '" + Name + "': 'append' is not a string");
+        return choicesError(Path, Name + ": 'append' is not a string");
       C.Append = S->str();
     } else if (Key == "veto") {
       const json::Array *A = Value.getAsArray();
       if (!A)
-        return choicesError(Path,
-                            "module '" + Name + "': 'veto' is not a list");
+        return choicesError(Path, Name + ": 'veto' is not a list");
       for (const json::Value &P : *A) {
         std::optional<StringRef> S = P.getAsString();
         if (!S || S->empty())
-          return choicesError(Path,
-                              "module '" + Name + "': 'veto' holds a non-name");
+          return choicesError(Path, Name + ": 'veto' holds a non-name");
         C.Veto.push_back(S->str());
       }
     } else if (Key == "outline") {
       std::optional<bool> B = Value.getAsBoolean();
       if (!B)
-        return choicesError(Path, "module '" + Name +
-                                      "': 'outline' is not true or false");
+        return choicesError(Path, Name + ": 'outline' is not true or false");
       C.Outline = *B;
     }
   }
@@ -95,7 +92,8 @@ Expected<StringMap<PipelineChoice>> readPipelineChoices(StringRef Path) {
     return choicesError(Path, "no 'modules' object");
   StringMap<PipelineChoice> Out;
   for (const auto &[Name, V] : *Modules) {
-    Expected<PipelineChoice> C = readChoice(Path, Name, V);
+    Expected<PipelineChoice> C =
+        readPipelineChoice(Path, "module '" + Name + "'", V);
     if (!C)
       return C.takeError();
     Out[Name] = std::move(*C);
@@ -121,17 +119,25 @@ struct Replay {
     if (&M == Last)
       return LastChoice;
     Last = &M;
-    if (Model) {
-      // Decided once per module, on the IR as the pipeline starts.
-      std::vector<double> X = Model->stateOf(M, Vocab.get());
-      LastChoice = X.size() == Model->width() ? &Model->choice(Model->decide(X))
-                                              : nullptr;
-      LastVeto.clear();
-      if (LastChoice)
-        for (const std::string &V : LastChoice->Veto)
-          LastVeto.insert(V);
-      return LastChoice;
-    }
+    LastChoice = Model ? decide(M) : find(M);
+    LastVeto.clear();
+    if (LastChoice)
+      for (const std::string &V : LastChoice->Veto)
+        LastVeto.insert(V);
+    return LastChoice;
+  }
+
+private:
+  /// The model's choice, decided once per module on the IR as the pipeline
+  /// starts.
+  const PipelineChoice *decide(const Module &M) const {
+    std::vector<double> X = Model->stateOf(M, Vocab.get());
+    return X.size() == Model->width() ? &Model->choice(Model->decide(X))
+                                      : nullptr;
+  }
+
+  /// The choices file's entry of the module.
+  const PipelineChoice *find(const Module &M) const {
     auto It = Choices.find(M.getSourceFileName());
     // A build that names its sources relative to where it runs finds the
     // choice of the absolute path (a corpus's modules name theirs so).
@@ -142,12 +148,7 @@ struct Replay {
         It = Choices.find(Path);
       }
     }
-    LastChoice = It == Choices.end() ? nullptr : &It->second;
-    LastVeto.clear();
-    if (LastChoice)
-      for (const std::string &V : LastChoice->Veto)
-        LastVeto.insert(V);
-    return LastChoice;
+    return It == Choices.end() ? nullptr : &It->second;
   }
 };
 
@@ -239,10 +240,7 @@ void registerPipelineAdvisor(
                   R->Error = toString(V.takeError());
               }
               if (R->Error.empty() && R->Vocab &&
-                  R->Vocab->dimension() + (R->Model->state() == "both"
-                                               ? PipelineModel::NumCounts
-                                               : 0) !=
-                      R->Model->width())
+                  !R->Model->fitsVocabulary(R->Vocab->dimension()))
                 R->Error = O->ModelPath + ": the model's states are " +
                            std::to_string(R->Model->width()) +
                            " numbers wide; the vocabulary's vectors do not "

@@ -101,24 +101,16 @@ Expected<PipelineModel> PipelineModel::read(StringRef Path) {
     const json::Object *Choice = CO ? CO->getObject("choice") : nullptr;
     if (!Name || !Choice)
       return modelError(Path, "a candidate without 'name' and 'choice'");
-    PipelineChoice PC;
-    std::optional<StringRef> Append = Choice->getString("append");
-    const json::Array *Veto = Choice->getArray("veto");
-    std::optional<bool> Outline = Choice->getBoolean("outline");
-    if (!Append || !Veto || !Outline)
+    if (!Choice->get("append") || !Choice->get("veto") ||
+        !Choice->get("outline"))
       return modelError(Path, "candidate '" + *Name +
                                   "': 'choice' wants append, veto, outline");
-    PC.Append = Append->str();
-    for (const json::Value &V : *Veto) {
-      std::optional<StringRef> S = V.getAsString();
-      if (!S || S->empty())
-        return modelError(Path,
-                          "candidate '" + *Name + "': 'veto' holds a non-name");
-      PC.Veto.push_back(S->str());
-    }
-    PC.Outline = *Outline;
+    Expected<PipelineChoice> PC = readPipelineChoice(
+        Path, "candidate '" + *Name + "'", *CO->get("choice"));
+    if (!PC)
+      return PC.takeError();
     M.Names.push_back(Name->str());
-    M.Choices.push_back(std::move(PC));
+    M.Choices.push_back(std::move(*PC));
   }
   std::optional<StringRef> Fixed = O->getString("fixed");
   auto It = Fixed ? find(M.Names, *Fixed) : M.Names.end();
@@ -161,19 +153,8 @@ Expected<PipelineModel> PipelineModel::read(StringRef Path) {
       X = 1;
   }
   M.Train.resize(N * W);
-  for (size_t R = 0; R < N; ++R) {
-    double Norm = 0;
-    for (size_t J = 0; J < W; ++J) {
-      double Z = (States[R * W + J] - M.Mean[J]) / M.Scale[J];
-      M.Train[R * W + J] = Z;
-      Norm += Z * Z;
-    }
-    Norm = std::sqrt(Norm);
-    if (Norm == 0)
-      Norm = 1;
-    for (size_t J = 0; J < W; ++J)
-      M.Train[R * W + J] /= Norm;
-  }
+  for (size_t R = 0; R < N; ++R)
+    M.unitRow(&States[R * W], &M.Train[R * W]);
   size_t C = M.Names.size();
   M.Gain.resize(N * C);
   for (size_t R = 0; R < N; ++R) {
@@ -231,20 +212,24 @@ std::vector<double> PipelineModel::stateOf(const Module &M,
   return X;
 }
 
-unsigned PipelineModel::decide(ArrayRef<double> X) const {
-  if (X.size() != Width)
-    return Base;
-  std::vector<double> Z(Width);
+void PipelineModel::unitRow(const double *X, double *Out) const {
   double Norm = 0;
   for (size_t J = 0; J < Width; ++J) {
-    Z[J] = (X[J] - Mean[J]) / Scale[J];
-    Norm += Z[J] * Z[J];
+    Out[J] = (X[J] - Mean[J]) / Scale[J];
+    Norm += Out[J] * Out[J];
   }
   Norm = std::sqrt(Norm);
   if (Norm == 0)
     Norm = 1;
-  for (double &V : Z)
-    V /= Norm;
+  for (size_t J = 0; J < Width; ++J)
+    Out[J] /= Norm;
+}
+
+unsigned PipelineModel::decide(ArrayRef<double> X) const {
+  if (X.size() != Width)
+    return Base;
+  std::vector<double> Z(Width);
+  unitRow(X.data(), Z.data());
   std::vector<double> Sim(Rows);
   for (size_t R = 0; R < Rows; ++R) {
     double S = 0;

@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <functional>
 #include <optional>
@@ -60,6 +61,13 @@ inline constexpr unsigned PipelineChoicesVersion = 1;
 /// Reads and checks a choices file; one-line errors naming \p Path.
 llvm::Expected<llvm::StringMap<PipelineChoice>>
 readPipelineChoices(llvm::StringRef Path);
+
+/// One choice ({"append", "veto", "outline"}; a key left out keeps its
+/// default) of a file at \p Path; \p What names it in errors ("module
+/// 'a.c'").
+llvm::Expected<PipelineChoice> readPipelineChoice(llvm::StringRef Path,
+                                                  const llvm::Twine &What,
+                                                  const llvm::json::Value &V);
 
 struct PipelineAdvisorOptions {
   /// The replay policy's choices file.

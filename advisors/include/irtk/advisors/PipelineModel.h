@@ -65,6 +65,11 @@ public:
   /// How many numbers a state has.
   size_t width() const { return Width; }
 
+  /// Whether a vocabulary of dimension \p Dim makes states of width().
+  bool fitsVocabulary(unsigned Dim) const {
+    return Dim + (State == "both" ? NumCounts : 0) == Width;
+  }
+
   /// The index of the candidate the vote gives a state (of width()).
   unsigned decide(llvm::ArrayRef<double> X) const;
 
@@ -72,6 +77,9 @@ public:
   llvm::StringRef name(unsigned I) const { return Names[I]; }
 
 private:
+  /// Standardises the state \p X (of width()) into \p Out, of unit length.
+  void unitRow(const double *X, double *Out) const;
+
   std::string State;
   unsigned K = 1;
   double Margin = 0;
