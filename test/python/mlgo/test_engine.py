@@ -110,6 +110,23 @@ class EngineTest(fixtures.CorpusTestCase):
         self.assertEqual(outl["ir"], stock["ir"])
         self.assertEqual(outl["cache"], "miss")
 
+    def test_a_job_given_twice_runs_once(self):
+        # Copies of one job would share its working directory: with two
+        # workers one would delete the other's files and record a failure.
+        log = self.tmp("twice.log")
+        clang = fake_clang(self.tmp("clang-twice"), log, sleep=0.2)
+        e = eng.Engine(self.out("twice"), tools=Toolchain(clang=clang),
+                       workers=2)
+        m = "Oz-preopt/shapes/shapes"
+        job = eng.Job(m, self.bc(m), Pipeline(Config.oz()))
+        seen = []
+        recs = e.run([job] * 4, on_record=lambda j, r: seen.append(r))
+        self.assertTrue(all(r.ok for r in recs), recs)
+        self.assertEqual(len({r["object"] for r in recs}), 1)
+        self.assertEqual(len(seen), 4)
+        with open(log) as f:  # one code generation (opt optimises)
+            self.assertEqual(len(f.read().splitlines()), 1)
+
     def test_failure_is_recorded_and_alone(self):
         log = self.tmp("fail.log")
         clang = fake_clang(self.tmp("clang-fail"), log, fail_on="table")

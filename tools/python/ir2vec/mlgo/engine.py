@@ -299,21 +299,29 @@ class Engine:
 
     def run(self, jobs, on_record=None):
         """[Record] of the jobs, in their order; on_record(job, record) as
-        each finishes (replayed ones first)."""
+        each finishes (replayed ones first). A job given more than once
+        runs once (its copies would share a working directory)."""
         jobs = list(jobs)
         results = [None] * len(jobs)
-        todo = []
+        todo, first, copies = [], {}, {}
         for i, job in enumerate(jobs):
             if self.recorded(job):
                 results[i] = execute(self.out, job, self.tools, self.timeout,
                                      self.functions)
                 if on_record:
                     on_record(job, results[i])
+            elif job.id in first:
+                copies[i] = first[job.id]
             else:
+                first[job.id] = i
                 todo.append(i)
         task = functools.partial(_execute_job, self.out, self.tools,
                                  self.timeout, self.functions)
         self._spread(task, jobs, todo, results, on_record)
+        for i, j in copies.items():
+            results[i] = results[j]
+            if on_record:
+                on_record(jobs[i], results[i])
         return results
 
     def map(self, fn, items, on_result=None):
