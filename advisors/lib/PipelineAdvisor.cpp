@@ -224,10 +224,16 @@ void registerPipelineAdvisor(
           if (!O)
             return;
           auto R = std::make_shared<Replay>();
+          if (O->Model && O->ModelPath.empty() &&
+              !O->ShippedModelPath.empty() &&
+              sys::fs::exists(O->ShippedModelPath))
+            O->ModelPath = O->ShippedModelPath;
           if (O->Model && O->ModelPath.empty()) {
             R->Error = "-irtk-pipeline-policy=model wants "
                        "-irtk-pipeline-model=<file> (written by python3 -m "
-                       "ir2vec.mlgo nearest --save)";
+                       "ir2vec.mlgo learn --save or nearest --save): the "
+                       "shipped model is not beside the plugin (" +
+                       O->ShippedModelPath + ")";
           } else if (O->Model) {
             if (Expected<PipelineModel> M = PipelineModel::read(O->ModelPath)) {
               R->Model = std::move(*M);

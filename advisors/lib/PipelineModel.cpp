@@ -13,10 +13,12 @@
 #include "irtk/vocab/Vocabulary.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,8 +35,29 @@ static constexpr const char *Counted[] = {
 static constexpr size_t NumCounts = PipelineModel::NumCounts;
 static_assert(NumCounts == 3 + std::size(Counted));
 
+std::string shippedPipelineModelPath(StringRef BinaryPath) {
+  SmallString<256> P(
+      sys::path::parent_path(sys::path::parent_path(BinaryPath)));
+  sys::path::append(P, "share", "irtk", "models", "pipeline-oz.json");
+  return std::string(P);
+}
+
 static Error modelError(StringRef Path, const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Path + ": " + Msg.str());
+}
+
+/// A non-empty JSON array of finite numbers.
+static bool readVector(const json::Value *V, std::vector<double> &Out) {
+  const json::Array *A = V ? V->getAsArray() : nullptr;
+  if (!A || A->empty())
+    return false;
+  for (const json::Value &X : *A) {
+    std::optional<double> D = X.getAsNumber();
+    if (!D || !std::isfinite(*D))
+      return false;
+    Out.push_back(*D);
+  }
+  return true;
 }
 
 /// A JSON array of arrays of numbers, all rows \p Width wide (0: any, the
@@ -46,16 +69,10 @@ static bool readMatrix(const json::Value *V, std::vector<double> &Out,
     return false;
   Rows = A->size();
   for (const json::Value &Row : *A) {
-    const json::Array *R = Row.getAsArray();
-    if (!R || R->empty() || (Width && R->size() != Width))
+    size_t Before = Out.size();
+    if (!readVector(&Row, Out) || (Width && Out.size() - Before != Width))
       return false;
-    Width = R->size();
-    for (const json::Value &X : *R) {
-      std::optional<double> D = X.getAsNumber();
-      if (!D || !std::isfinite(*D))
-        return false;
-      Out.push_back(*D);
-    }
+    Width = Out.size() - Before;
   }
   return true;
 }
@@ -76,21 +93,31 @@ Expected<PipelineModel> PipelineModel::read(StringRef Path) {
                                 PipelineModelFormat +
                                 "\", written by "
                                 "python3 -m ir2vec.mlgo nearest --save)");
-  if (O->getInteger("version") != PipelineModelVersion)
-    return modelError(Path, "version " + Twine(PipelineModelVersion) +
-                                " is the one this irtk reads");
+  std::optional<int64_t> Version = O->getInteger("version");
+  if (Version != 1 && Version != PipelineModelVersion)
+    return modelError(Path, "versions 1 and " + Twine(PipelineModelVersion) +
+                                " are the ones this irtk reads");
   PipelineModel M;
+  std::optional<StringRef> Rule = O->getString("rule");
+  if (Version == 1 ? Rule.has_value()
+                   : (!Rule || (*Rule != "knn" && *Rule != "values")))
+    return modelError(Path, "'rule' is not knn or values (version 2 names "
+                            "it; version 1 is knn)");
+  M.Values = Rule == "values";
   std::optional<StringRef> State = O->getString("state");
   if (!State ||
       (*State != "embedding" && *State != "counts" && *State != "both"))
     return modelError(Path, "'state' is not embedding, counts or both");
   M.State = State->str();
-  std::optional<int64_t> K = O->getInteger("k");
+  if (!M.Values) {
+    std::optional<int64_t> K = O->getInteger("k");
+    if (!K || *K < 1)
+      return modelError(Path, "'k' is not a positive number");
+    M.K = static_cast<unsigned>(std::min<int64_t>(*K, 1 << 30));
+  }
   std::optional<double> Margin = O->getNumber("margin");
-  if (!K || *K < 1 || !Margin || !std::isfinite(*Margin))
-    return modelError(Path, "'k' is not a positive number or 'margin' not "
-                            "a number");
-  M.K = static_cast<unsigned>(std::min<int64_t>(*K, 1 << 30));
+  if (!Margin || !std::isfinite(*Margin))
+    return modelError(Path, "'margin' is not a number");
   M.Margin = *Margin;
   const json::Array *Cands = O->getArray("candidates");
   if (!Cands || Cands->empty())
@@ -117,6 +144,11 @@ Expected<PipelineModel> PipelineModel::read(StringRef Path) {
   if (It == M.Names.end())
     return modelError(Path, "'fixed' is not a candidate");
   M.Base = static_cast<unsigned>(It - M.Names.begin());
+  if (M.Values) {
+    if (Error E = M.readNetwork(Path, O->getObject("network")))
+      return E;
+    return M;
+  }
   std::vector<double> States, Text;
   size_t TextRows = 0, TextWidth = M.Names.size();
   if (!readMatrix(O->get("train_state"), States, M.Rows, M.Width) ||
@@ -125,10 +157,7 @@ Expected<PipelineModel> PipelineModel::read(StringRef Path) {
     return modelError(Path, "'train_state' and 'train_text' are not "
                             "matrices of numbers with a row per training "
                             "module and a column per candidate");
-  bool WidthFits = M.State == "counts" ? M.Width == NumCounts
-                   : M.State == "both" ? M.Width > NumCounts
-                                       : true;
-  if (!WidthFits)
+  if (!M.widthFits())
     return modelError(Path, "'train_state' rows are " + Twine(M.Width) +
                                 " numbers wide, not a " + M.State + " state");
 
@@ -164,6 +193,50 @@ Expected<PipelineModel> PipelineModel::read(StringRef Path) {
       M.Gain[R * C + J] = (Ref - Text[R * C + J]) / Div;
   }
   return M;
+}
+
+bool PipelineModel::widthFits() const {
+  return State == "counts" ? Width == NumCounts
+         : State == "both" ? Width > NumCounts
+                           : true;
+}
+
+Error PipelineModel::readNetwork(StringRef Path, const json::Object *N) {
+  const json::Array *Ls = N ? N->getArray("layers") : nullptr;
+  if (!N || !readVector(N->get("mean"), Mean) ||
+      !readVector(N->get("scale"), Scale) || Mean.size() != Scale.size() ||
+      !Ls || Ls->empty())
+    return modelError(Path, "'network' wants mean and scale of one width "
+                            "and layers");
+  if (any_of(Scale, [](double X) { return X == 0; }))
+    return modelError(Path, "'network': a scale of 0");
+  Width = Mean.size();
+  if (!widthFits())
+    return modelError(Path, "'network' reads " + Twine(Width) +
+                                " numbers, not a " + State + " state");
+  size_t In = Width;
+  for (const json::Value &LV : *Ls) {
+    const json::Object *LO = LV.getAsObject();
+    Layer L;
+    L.Inputs = In;
+    std::optional<StringRef> Act =
+        LO ? LO->getString("activation") : std::nullopt;
+    if (!LO || !Act || (*Act != "relu" && *Act != "linear") ||
+        !readMatrix(LO->get("weight"), L.Weights, L.Outputs, L.Inputs) ||
+        L.Inputs != In || !readVector(LO->get("bias"), L.Bias) ||
+        L.Bias.size() != L.Outputs)
+      return modelError(Path, "'network': layer " + Twine(Layers.size()) +
+                                  " is not a weight matrix of " + Twine(In) +
+                                  " columns, a bias per row and an "
+                                  "activation (relu, linear)");
+    L.ReLU = *Act == "relu";
+    In = L.Outputs;
+    Layers.push_back(std::move(L));
+  }
+  if (In != Names.size())
+    return modelError(Path, "'network' gives " + Twine(In) + " numbers for " +
+                                Twine(Names.size()) + " candidates");
+  return Error::success();
 }
 
 /// ir2vec.mlgo.nearest.ir_counts: log(1 + n) of the defined functions,
@@ -225,9 +298,7 @@ void PipelineModel::unitRow(const double *X, double *Out) const {
     Out[J] /= Norm;
 }
 
-unsigned PipelineModel::decide(ArrayRef<double> X) const {
-  if (X.size() != Width)
-    return Base;
+std::vector<double> PipelineModel::nearestGains(ArrayRef<double> X) const {
   std::vector<double> Z(Width);
   unitRow(X.data(), Z.data());
   std::vector<double> Sim(Rows);
@@ -248,11 +319,44 @@ unsigned PipelineModel::decide(ArrayRef<double> X) const {
       Mean[J] += Gain[Order[I] * C + J];
   for (double &G : Mean)
     G /= static_cast<double>(Near);
+  return Mean;
+}
+
+/// As ir2vec.mlgo.nearest.values: each row's products summed left to
+/// right, then the bias.
+std::vector<double> PipelineModel::networkGains(ArrayRef<double> X) const {
+  std::vector<double> Z(Width);
+  for (size_t J = 0; J < Width; ++J)
+    Z[J] = (X[J] - Mean[J]) / Scale[J];
+  for (const Layer &L : Layers) {
+    std::vector<double> Y(L.Outputs);
+    for (size_t R = 0; R < L.Outputs; ++R) {
+      double S = 0;
+      for (size_t J = 0; J < L.Inputs; ++J)
+        S += Z[J] * L.Weights[R * L.Inputs + J];
+      S += L.Bias[R];
+      Y[R] = L.ReLU ? std::max(S, 0.0) : S;
+    }
+    Z = std::move(Y);
+  }
+  return Z;
+}
+
+std::vector<double> PipelineModel::gains(ArrayRef<double> X) const {
+  if (X.size() != Width)
+    return {};
+  return Values ? networkGains(X) : nearestGains(X);
+}
+
+unsigned PipelineModel::decide(ArrayRef<double> X) const {
+  std::vector<double> G = gains(X);
+  if (G.empty())
+    return Base;
   unsigned Best = 0;
-  for (unsigned J = 1; J < C; ++J)
-    if (Mean[J] > Mean[Best])
+  for (unsigned J = 1; J < G.size(); ++J)
+    if (G[J] > G[Best])
       Best = J;
-  return Mean[Best] > Margin ? Best : Base;
+  return G[Best] > Margin ? Best : Base;
 }
 
 } // namespace irtk::advisors

@@ -34,10 +34,18 @@
 #            ablation); <out>/nearest.md and .json,
 #            and the held-out choices as the plugin's choices file
 #            (<out>/replay-nearest.json).
+#   learn    the learned policies (docs/Pipeline.md, "Learning"): the values
+#            network on the four states (embedding, counts, both, random)
+#            for seeds 0 to 4 (<out>/learn-values-<seed>.md and .json; seed
+#            0's policy is <out>/policy-learn-values.json, the shipped
+#            advisors/models/pipeline-oz.json), then BC-Max on the four
+#            states and DQN from BC-Max on both (<out>/learn-moves.md).
 #   programs the held-out packages heldout-programs.sh builds (cjson,
-#            giflib, tinyxml2, double-conversion) built three ways: -Oz, the best fixed flags
-#            and the policy replayed in clang, and their own tests run;
-#            <out>/programs/{oz,fixed,nearest}/summary.tsv. Needs --src.
+#            giflib, tinyxml2, double-conversion) built four ways: -Oz, the
+#            best fixed flags, the nearest policy replayed in clang, and the
+#            shipped model deciding in clang; their own tests run;
+#            <out>/programs/{oz,fixed,nearest,shipped}/summary.tsv. Needs
+#            --src.
 #
 # Every compile is a record of the package's engine, so a rerun (or a run
 # stopped at a session's end) resumes where it was. Steps run in order.
@@ -51,7 +59,7 @@
 #   --train-sample N    training modules (default: 400)
 #   --workers N         local processes (default: the number of cores)
 #   --scheduler ADDR    a Dask scheduler instead (tcp://HOST:PORT)
-#   --steps LIST        which of heldout,train,report,nearest,programs
+#   --steps LIST        which of heldout,train,report,nearest,learn,programs
 #                       (default: heldout,train,report,nearest)
 #   --src DIR           the Debian sources build-corpus.sh fetched (programs)
 # Environment: PYTHON (default /usr/bin/python3), with the ir2vec package
@@ -140,12 +148,39 @@ for step in ${STEPS//,/ }; do
       mv "$OUT/nearest.md.tmp" "$OUT/nearest.md"
       cat "$OUT/nearest.md"
       ;;
+    learn)
+      want_corpus inline-valid
+      LEARN=("${HELD[@]}" --train-corpus "$CORPUS/inline-train"
+        --train-out "$OUT/train" --valid-corpus "$CORPUS/inline-valid"
+        --valid-out "$OUT/valid" --budget "$BUDGET" "${WHERE[@]}")
+      for seed in 0 1 2 3 4; do
+        log "learned policies: the values network, seed $seed"
+        saved=()
+        ((seed == 0)) && saved=(--replay "$OUT/replay-learn-values.json"
+          --save "$OUT/policy-learn-values.json")
+        mlgo learn "${LEARN[@]}" --trainers values \
+          --states embedding,counts,both,random --margins 0,0.001,0.0025,0.005 \
+          --train-seed "$seed" --json "$OUT/learn-values-$seed.json" \
+          "${saved[@]}" >"$OUT/learn-values-$seed.md.tmp"
+        mv "$OUT/learn-values-$seed.md.tmp" "$OUT/learn-values-$seed.md"
+      done
+      log "learned policies: BC-Max on every state, DQN from BC-Max on both"
+      mlgo learn "${LEARN[@]}" --trainers bcmax \
+        --states embedding,counts,both,random --margins 0,0.0025,0.005,0.01 \
+        --json "$OUT/learn-bcmax.json" >"$OUT/learn-bcmax.md.tmp"
+      mv "$OUT/learn-bcmax.md.tmp" "$OUT/learn-bcmax.md"
+      mlgo learn "${LEARN[@]}" --trainers bcmax,dqn --states both \
+        --margins 0.005 --rounds 96 --json "$OUT/learn-dqn.json" \
+        >"$OUT/learn-dqn.md.tmp"
+      mv "$OUT/learn-dqn.md.tmp" "$OUT/learn-dqn.md"
+      cat "$OUT"/learn-values-0.md "$OUT"/learn-bcmax.md "$OUT"/learn-dqn.md
+      ;;
     programs)
       [[ -n $SRC ]] || usage_error "the step programs needs --src"
       [[ -f $OUT/replay-nearest.json ]] || die "$OUT/replay-nearest.json: run the step nearest first"
       PLUGIN=${IRTK_PLUGIN:-$RECIPE_DIR/../../build/lib/IRTKPlugin.so}
       [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build irtk, or set IRTK_PLUGIN)"
-      log "held-out programs: -Oz, the best fixed flags, the policy"
+      log "held-out programs: -Oz, the best fixed flags, the policies"
       PROGRAMS=("$RECIPE_DIR/heldout-programs.sh" --src "$SRC"
         --packages cjson,giflib,tinyxml2,double-conversion)
       "${PROGRAMS[@]}" --out "$OUT/programs/oz"
@@ -155,7 +190,11 @@ for step in ${STEPS//,/ }; do
         -mllvm -irtk-pipeline-policy=replay \
         -mllvm -irtk-pipeline-choices="$OUT/replay-nearest.json" \
         -mllvm -enable-machine-outliner
+      # The model policy without a model file: the one shipped beside the
+      # plugin (advisors/models/pipeline-oz.json).
+      "${PROGRAMS[@]}" --out "$OUT/programs/shipped" -- -fpass-plugin="$PLUGIN" \
+        -mllvm -irtk-pipeline-policy=model -mllvm -enable-machine-outliner
       ;;
-    *) usage_error "unknown step '$step' (heldout, train, report, nearest, programs)" ;;
+    *) usage_error "unknown step '$step' (heldout, train, report, nearest, learn, programs)" ;;
   esac
 done

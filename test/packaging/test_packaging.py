@@ -109,9 +109,10 @@ class CMakePackage(Temp):
                   "share/irtk/vocab/ir2vec-75d.json.bin",
                   "share/irtk/vocab/mir2vec-x86-64-75d.json.bin"):
             self.assertTrue(os.path.exists(os.path.join(prefix, f)), f)
-        # No shipped advisor model (docs/InlineTraining.md, issue 41).
-        self.assertFalse(os.path.exists(os.path.join(prefix, "share", "irtk",
-                                                     "models")))
+        # The size-pipeline model ships (docs/Pipeline.md); no inline model
+        # does (docs/InlineTraining.md, issue 41).
+        models = os.path.join(prefix, "share", "irtk", "models")
+        self.assertEqual(os.listdir(models), ["pipeline-oz.json"])
         example = os.path.join(self.tmp, "example")
         run(["cmake", "-S", os.path.join(SOURCE, "examples", "cmake-consumer"),
              "-B", example, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
@@ -322,7 +323,9 @@ class DebianPackage(Temp):
                   "./usr/share/doc/irtk/docs/Python.md"):
             self.assertIn(f, contents)
         self.assertNotIn("/include/", contents)  # headers: a -dev package
-        self.assertNotIn("/share/irtk/models/", contents)  # no shipped model
+        # The size-pipeline model ships (docs/Pipeline.md); no inline one.
+        self.assertIn("./usr/share/irtk/models/pipeline-oz.json", contents)
+        self.assertNotIn("/share/irtk/models/inline", contents)
 
         root = os.path.join(self.tmp, "root")
         run(["dpkg-deb", "-x", deb, root])

@@ -24,6 +24,7 @@
 #include "irtk/advisors/InlineAdvisor.h"
 #include "irtk/advisors/MLP.h"
 #include "irtk/advisors/PipelineAdvisor.h"
+#include "irtk/advisors/PipelineModel.h"
 #include "irtk/ir2vec/PassRegistration.h"
 #include "irtk/mir2vec/Passes.h"
 #include "irtk/support/Version.h"
@@ -301,8 +302,9 @@ static cl::opt<PipelinePolicyKind> PipelinePolicy(
                clEnumValN(PipelinePolicyKind::Replay, "replay",
                           "Each module's choice from -irtk-pipeline-choices"),
                clEnumValN(PipelinePolicyKind::Model, "model",
-                          "Each module's choice decided by "
-                          "-irtk-pipeline-model from the module")),
+                          "Each module's choice decided from the module by "
+                          "-irtk-pipeline-model, else by the shipped "
+                          "model")),
     cl::cat(PipelineCategory));
 static cl::opt<std::string> PipelineChoices(
     "irtk-pipeline-choices",
@@ -312,8 +314,9 @@ static cl::opt<std::string> PipelineChoices(
 static cl::opt<std::string> PipelineModelPath(
     "irtk-pipeline-model",
     cl::desc("The model policy's file (written by python3 -m ir2vec.mlgo "
-             "nearest --save); its module vectors use -irtk-vocab-path, else "
-             "the bundled vocabulary"),
+             "learn --save or nearest --save; default: the shipped "
+             "<prefix>/share/irtk/models/pipeline-oz.json); its module "
+             "vectors use -irtk-vocab-path, else the bundled vocabulary"),
     cl::value_desc("file"), cl::cat(PipelineCategory));
 
 static cl::OptionCategory
@@ -530,9 +533,11 @@ static std::optional<irtk::advisors::PipelineAdvisorOptions> pipelineOptions() {
     O.Model = true;
     O.ModelPath = PipelineModelPath;
     O.VocabPath = VocabPath;
-    if (O.VocabPath.empty())
-      if (const std::string &Self = pluginPath(); !Self.empty())
+    if (const std::string &Self = pluginPath(); !Self.empty()) {
+      O.ShippedModelPath = irtk::advisors::shippedPipelineModelPath(Self);
+      if (O.VocabPath.empty())
         O.VocabPath = defaultVocabularyPath(Self);
+    }
   }
   return O;
 }

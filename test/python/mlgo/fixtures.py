@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -83,3 +84,10 @@ class CorpusTestCase(unittest.TestCase):
 
     def bc(self, name):
         return os.path.join(self.corpus, name + ".bc")
+
+    def mlgo(self, *argv):
+        """`python3 -m ir2vec.mlgo argv...`, which must succeed."""
+        done = subprocess.run([sys.executable, "-m", "ir2vec.mlgo", *argv],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done

@@ -10,6 +10,7 @@ the candidates' oracle."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -256,6 +257,91 @@ class ModelPolicyTest(fixtures.CorpusTestCase):
                     if m == a:
                         self.assertIn('"nooutline"', model)
 
+    def test_values_model_is_choose_in_clang(self):
+        # A hand-made network over the counts: "other" gains 0.1 at prog's
+        # state, less the squared distance from it (shapes: far below 0).
+        oz = pl.space().oz
+        cands = [("fixed", pl.Pipeline(pl.Config(oz, outline=True))),
+                 ("other", pl.Pipeline(pl.Config(oz, veto=("licm",))))]
+        a, b = "Oz-preopt/prog/prog", "Oz-preopt/shapes/shapes"
+        xa = np.array(nearest.ir_counts(self.bc(a)))
+        xb = np.array(nearest.ir_counts(self.bc(b)))
+        d = xb - xa
+        net = {"mean": xa.tolist(), "scale": [1.0] * len(xa), "layers": [
+            {"weight": [[0.0] * len(xa), (-d).tolist()], "bias": [0.0, 0.1],
+             "activation": "linear"}]}
+        self.assertLess(float(nearest.values(net, [xb])[0][1]), 0)
+        doc = nearest.values_doc("counts", 0.0, "fixed", cands, net)
+        policy = self.tmp("policy-values.json")
+        with open(policy, "w") as f:
+            json.dump(doc, f)
+        chosen = self.tmp("choose-values.json")
+        done = subprocess.run(
+            [sys.executable, "-m", "ir2vec.mlgo", "choose", "--policy",
+             policy, "--corpus", self.corpus, "--replay", chosen],
+            capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(chosen) as f:
+            rows = {r["module"]: r for r in json.load(f)["modules"].values()}
+        self.assertEqual(rows[a]["describe"], "other")
+        self.assertEqual(rows[b]["describe"], "fixed")
+        for m in fixtures.MODULES:
+            self.assertEqual(
+                self.ir(self.bc(m), "-mllvm", "-irtk-pipeline-policy=model",
+                        "-mllvm", "-irtk-pipeline-model=" + policy),
+                self.ir(self.bc(m), "-mllvm", "-irtk-pipeline-policy=replay",
+                        "-mllvm", "-irtk-pipeline-choices=" + chosen), m)
+        # A network whose last layer does not give one number per candidate
+        # is refused, in one line.
+        doc["network"]["layers"][0]["bias"] = [0.0]
+        doc["network"]["layers"][0]["weight"] = [[0.0] * len(xa)]
+        with open(policy, "w") as f:
+            json.dump(doc, f)
+        done = subprocess.run(
+            [fixtures.CLANG, "-Oz", "-c", self.bc(a), "-o",
+             self.tmp("values.o"), "-fpass-plugin=" +
+             os.environ["IRTK_PLUGIN"], "-mllvm",
+             "-irtk-pipeline-policy=model", "-mllvm",
+             "-irtk-pipeline-model=" + policy], capture_output=True,
+            text=True)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("policy-values.json: 'network' gives 1 numbers for 2 "
+                      "candidates", done.stderr)
+        self.assertEqual(len([ln for ln in done.stderr.splitlines()
+                              if "irtk:" in ln]), 1)
+        self.assertFalse(os.path.exists(self.tmp("values.o")))
+
+    def test_the_shipped_model_is_taken_without_a_file(self):
+        shipped = os.path.join(fixtures.HERE.parents[2], "advisors", "models",
+                               "pipeline-oz.json")
+        doc = nearest.read_policy(shipped)
+        self.assertEqual((doc["rule"], doc["fixed"]), ("values",
+                                                       "Oz+mf+mo+iro"))
+        for m in fixtures.MODULES:
+            self.assertEqual(
+                self.ir(self.bc(m), "-mllvm", "-irtk-pipeline-policy=model"),
+                self.ir(self.bc(m), "-mllvm", "-irtk-pipeline-policy=model",
+                        "-mllvm", "-irtk-pipeline-model=" + shipped), m)
+        # A plugin installed without it says where it looked, in one line.
+        lib = self.tmp("prefix", "lib")
+        os.makedirs(lib)
+        plugin = os.path.join(lib, "IRTKPlugin.so")
+        shutil.copy(os.environ["IRTK_PLUGIN"], plugin)
+        done = subprocess.run(
+            [fixtures.CLANG, "-Oz", "-c", self.bc("Oz-preopt/prog/prog"),
+             "-o", self.tmp("noship.o"), "-fpass-plugin=" + plugin, "-mllvm",
+             "-irtk-pipeline-policy=model"], capture_output=True, text=True)
+        self.assertNotEqual(done.returncode, 0)
+        want = os.path.join(self.tmp("prefix"), "share", "irtk", "models",
+                            "pipeline-oz.json")
+        self.assertIn("-irtk-pipeline-policy=model wants "
+                      "-irtk-pipeline-model=<file>", done.stderr)
+        self.assertIn(f"the shipped model is not beside the plugin ({want})",
+                      done.stderr)
+        self.assertEqual(len([ln for ln in done.stderr.splitlines()
+                              if "irtk:" in ln]), 1)
+        self.assertFalse(os.path.exists(self.tmp("noship.o")))
+
     def test_a_bad_model_is_a_one_line_error(self):
         bad = self.tmp("bad-model.json")
         with open(bad, "w") as f:
@@ -271,14 +357,6 @@ class ModelPolicyTest(fixtures.CorpusTestCase):
         self.assertIn("bad-model.json: 'k' is not a positive number",
                       done.stderr)
         self.assertFalse(os.path.exists(self.tmp("bad.o")))
-        done = subprocess.run(
-            [fixtures.CLANG, "-Oz", "-c", self.bc("Oz-preopt/prog/prog"),
-             "-o", self.tmp("none.o"), "-fpass-plugin=" +
-             os.environ["IRTK_PLUGIN"], "-mllvm",
-             "-irtk-pipeline-policy=model"], capture_output=True, text=True)
-        self.assertNotEqual(done.returncode, 0)
-        self.assertIn("-irtk-pipeline-policy=model wants "
-                      "-irtk-pipeline-model=<file>", done.stderr)
 
 
 class EmbedTest(fixtures.CorpusTestCase):
@@ -299,12 +377,6 @@ class EmbedTest(fixtures.CorpusTestCase):
 
 
 class CommandTest(fixtures.CorpusTestCase):
-    def mlgo(self, *argv):
-        done = subprocess.run([sys.executable, "-m", "ir2vec.mlgo", *argv],
-                              capture_output=True, text=True)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        return done
-
     def test_one_neighbour_on_its_training_modules_is_the_oracle(self):
         tuned = self.tmp("tune")
         self.mlgo("tune", "--corpus", self.corpus, "--out", tuned,

@@ -76,6 +76,9 @@ struct PipelineAdvisorOptions {
   /// file, from ModelPath.
   bool Model = false;
   std::string ModelPath;
+  /// The model irtk ships (shippedPipelineModelPath), taken when ModelPath
+  /// is empty.
+  std::string ShippedModelPath;
   /// The IR vocabulary a model's module vector is computed with.
   std::string VocabPath;
 };

@@ -9,14 +9,18 @@
 ///
 /// \file
 /// The pipeline advisor's model policy: the document `python3 -m
-/// ir2vec.mlgo nearest --save` writes (docs/Pipeline.md, "A first
-/// policy"), and the vote it describes, computed inside the compiler. A
-/// module's state is its flow-aware module vector (the sum of its defined
-/// functions' vectors) and/or 16 IR counts; its k nearest training modules
-/// (cosine similarity of the standardised states) give each candidate's
-/// mean relative gain over the best fixed setting, and the module takes the
-/// best candidate if that gain exceeds the margin. The numbers are those
-/// ir2vec.mlgo.nearest computes, so the choices are `choose`'s.
+/// ir2vec.mlgo nearest --save` or `learn --save` writes (docs/Pipeline.md,
+/// "A first policy" and "Learning"), and the rule it describes, computed
+/// inside the compiler. A module's state is its flow-aware module vector
+/// (the sum of its defined functions' vectors) and/or 16 IR counts. Each
+/// candidate gets a relative gain over the best fixed setting, and the
+/// module takes the best candidate if that gain exceeds the margin:
+/// - rule "knn": the mean gain of the k nearest training modules (cosine
+///   similarity of the standardised states);
+/// - rule "values": a network's prediction (normalised state, dense layers
+///   with ReLU or nothing between).
+/// The numbers are those ir2vec.mlgo.nearest computes, in its order of
+/// operations, so the choices are `choose`'s.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +38,9 @@
 
 namespace llvm {
 class Module;
+namespace json {
+class Object;
+} // namespace json
 } // namespace llvm
 
 namespace irtk::vocab {
@@ -42,9 +49,14 @@ class Vocabulary;
 
 namespace irtk::advisors {
 
+/// Where irtk's shipped model is for a binary (a plugin in <prefix>/lib):
+/// <prefix>/share/irtk/models/pipeline-oz.json (docs/Pipeline.md).
+std::string shippedPipelineModelPath(llvm::StringRef BinaryPath);
+
 inline constexpr llvm::StringLiteral PipelineModelFormat =
     "irtk-pipeline-nearest";
-inline constexpr unsigned PipelineModelVersion = 1;
+/// Version 1: the k-nearest vote; version 2 names its rule.
+inline constexpr unsigned PipelineModelVersion = 2;
 
 class PipelineModel {
 public:
@@ -70,8 +82,11 @@ public:
     return Dim + (State == "both" ? NumCounts : 0) == Width;
   }
 
-  /// The index of the candidate the vote gives a state (of width()).
+  /// The index of the candidate the rule gives a state (of width()).
   unsigned decide(llvm::ArrayRef<double> X) const;
+
+  /// The candidates' gains the rule sees for a state (of width()).
+  std::vector<double> gains(llvm::ArrayRef<double> X) const;
 
   const PipelineChoice &choice(unsigned I) const { return Choices[I]; }
   llvm::StringRef name(unsigned I) const { return Names[I]; }
@@ -79,15 +94,29 @@ public:
 private:
   /// Standardises the state \p X (of width()) into \p Out, of unit length.
   void unitRow(const double *X, double *Out) const;
+  std::vector<double> nearestGains(llvm::ArrayRef<double> X) const;
+  bool widthFits() const;
+  llvm::Error readNetwork(llvm::StringRef Path, const llvm::json::Object *N);
+  std::vector<double> networkGains(llvm::ArrayRef<double> X) const;
 
+  /// A dense layer of the values rule: Weights row-major (Outputs rows).
+  struct Layer {
+    std::vector<double> Weights, Bias;
+    size_t Outputs = 0, Inputs = 0;
+    bool ReLU = false;
+  };
+
+  bool Values = false;
+  std::vector<Layer> Layers;
   std::string State;
   unsigned K = 1;
   double Margin = 0;
   unsigned Base = 0;
   std::vector<std::string> Names;
   std::vector<PipelineChoice> Choices;
-  /// Standardisation of the training states (numpy's mean and population
-  /// deviation; a constant feature's deviation is 1).
+  /// Standardisation of the states: for knn, the training states' (numpy's
+  /// mean and population deviation; a constant feature's deviation is 1);
+  /// for values, the network's.
   std::vector<double> Mean, Scale;
   /// The training states, standardised and of unit length, row-major.
   std::vector<double> Train;

@@ -23,6 +23,9 @@ Commands:
               chooses k, the held-out corpus reports
   choose      a saved nearest policy's choices for any corpus (a user's
               own, from extract), as the plugin's choices file
+  learn       learned policies on the pipeline environment (BC-Max over
+              the search's configurations, DQN); validation chooses the
+              trainer, state and label margin, the held-out corpus reports
 """
 
 import argparse
@@ -38,7 +41,8 @@ from .corpus import Corpus, CorpusError
 from .engine import Engine, EngineError, Job, summary, write_atomically
 from .extract import ExtractError
 from .log import LogError
-from .pipeline import Config, PipelineError
+from .pipeline import Config, Pipeline, PipelineError
+from .pipelineenv import DEFAULT_HORIZON as PIPELINE_HORIZON
 from .policy import Default, Model, Policy, Replay
 from .toolchain import MissingTool, Toolchain
 
@@ -347,27 +351,54 @@ def _ok_everywhere(table, modules):
             if all(t.get(m) is not None and t[m].ok for t in table.values())]
 
 
-def cmd_nearest(args):
-    import numpy as np
-    ks = _numbers(args.ks, "--ks", int)
-    margins = _numbers(args.margins, "--margins", float)
-    states = args.states.split(",")
-    for st in states:
-        if st not in nearest.STATES:
-            raise UsageError(f"--states: unknown state '{st}' "
-                             f"({', '.join(nearest.STATES)})")
+def _training_side(engine, train, out):
+    """(clang-space search results, their modules, the best fixed stock
+    setting on them) of a training directory."""
+    res = [r for r in _results(engine.out, "clang", list(train)) if r]
+    if not res:
+        raise UsageError(f"{out}: no clang-space tune results")
+    tmods = [r["module"] for r in res]
+    stock = report.run_table(engine, train, tmods, "size")
+    return res, tmods, _best(stock, _ok_everywhere(stock, tmods))
+
+
+def _print_splits(vrows, vnote, hrows, hnote, blank=False):
+    """The validation and held-out tables, each under its title."""
+    print(("\n" if blank else "") +
+          f"validation ({vrows[0][1]} modules); {vnote}")
+    print(report.markdown(vrows))
+    print(f"\nheld-out ({hrows[0][1]} modules): {hnote}")
+    print(report.markdown(hrows))
+
+
+def _three_corpora(args):
+    """The training, validation and held-out corpora of nearest and learn,
+    their outputs checked against them."""
     train, valid, held = (Corpus(args.train_corpus), Corpus(args.valid_corpus),
                           _corpus(args))
     _check_outputs([(args.json, ()), (args.replay, ()), (args.save, ())],
                    [train, valid, held])
+    return train, valid, held
+
+
+def _states(text):
+    states = text.split(",")
+    for st in states:
+        if st not in nearest.STATES:
+            raise UsageError(f"--states: unknown state '{st}' "
+                             f"({', '.join(nearest.STATES)})")
+    return states
+
+
+def cmd_nearest(args):
+    import numpy as np
+    ks = _numbers(args.ks, "--ks", int)
+    margins = _numbers(args.margins, "--margins", float)
+    states = _states(args.states)
+    train, valid, held = _three_corpora(args)
     params = _tune_params(args)
     with _engine(args, params, out=args.train_out) as te:
-        res = [r for r in _results(te.out, "clang", list(train)) if r]
-        if not res:
-            raise UsageError(f"{args.train_out}: no clang-space tune results")
-        tmods = [r["module"] for r in res]
-        stock = report.run_table(te, train, tmods, "size")
-        fixed = _best(stock, _ok_everywhere(stock, tmods))
+        res, tmods, fixed = _training_side(te, train, args.train_out)
         cands = nearest.around(fixed, res, args.candidates) \
             if args.around_fixed else nearest.candidates(res, args.candidates)
         names = [n for n, _ in cands]
@@ -434,12 +465,10 @@ def cmd_nearest(args):
     print(f"candidates ({len(names)}, from {len(tmods)} training modules):")
     for n in names:
         print(f"- {n}")
-    print(f"\nvalidation ({len(vmods)} modules); state, k and margin by "
-          f"linked .text: {chosen[0]}, {chosen[1]}, {chosen[2]:g}")
-    print(report.markdown(rows))
-    print(f"\nheld-out ({len(hmods)} modules): each state with the k and "
-          "margin validation chose for it")
-    print(report.markdown(hrows))
+    _print_splits(rows, f"state, k and margin by linked .text: {chosen[0]}, "
+                  f"{chosen[1]}, {chosen[2]:g}", hrows,
+                  "each state with the k and margin validation chose for it",
+                  blank=True)
     hchoice = {m: names[c] for m, c in zip(hmods, picks)}
     if args.json:
         write_atomically(args.json, json.dumps(
@@ -478,6 +507,175 @@ def cmd_choose(args):
     return 0
 
 
+def cmd_learn(args):
+    try:
+        from . import pipelinelearn as learn
+    except ImportError as e:
+        raise UsageError(str(e)) from e
+    trainers = args.trainers.split(",")
+    for t in trainers:
+        if t not in LEARNERS:
+            raise UsageError(f"--trainers: unknown trainer '{t}' "
+                             f"({', '.join(LEARNERS)})")
+    states = _states(args.states)
+    margins = _numbers(args.margins, "--margins", float)
+    train, valid, held = _three_corpora(args)
+    params = _tune_params(args)
+    with _engine(args, params, out=args.train_out) as te:
+        res, tmods, fixed = _training_side(te, train, args.train_out)
+        cands = nearest.around(fixed, res, args.candidates)
+        if "values" in trainers:
+            ttab = report.policy_table(te, train, tmods, cands)
+            tmods = _ok_everywhere(ttab, tmods)
+        tx = nearest.states([train.bitcode(m) for m in tmods], states)
+        policies = {}
+        for st in states:
+            if "values" in trainers:
+                policies.update(_train_values(args, learn, st, tx[st], ttab,
+                                              tmods, cands, fixed, margins))
+            if {"bcmax", "dqn"} & set(trainers):
+                policies.update(_train_moves(args, learn, st, te, train,
+                                             tmods, tx[st], res, fixed,
+                                             trainers, margins))
+    print(f"{len(tmods)} training modules; best fixed setting {fixed}",
+          file=sys.stderr)
+    with _engine(args, params, out=args.valid_out) as ve:
+        vrows, _ = _judge(ve, valid, fixed, policies)
+    score = {k: (r[4], r[2]) for k, r in zip(policies, vrows[2:])}
+
+    def best_of(st):
+        return min((k for k in policies if policies[k].state == st),
+                   key=lambda k: score[k])
+
+    chosen = min((best_of(st) for st in states), key=lambda k: score[k])
+    mine = {best_of(st) + (" (chosen on validation)"
+                           if best_of(st) == chosen else ""):
+            policies[best_of(st)] for st in states}
+    with _engine(args, params) as he:
+        hrows, hplans = _judge(he, held, fixed, mine)
+    _print_splits(vrows, f"chosen by linked .text: {chosen}", hrows,
+                  "each state with what validation chose for it")
+    plan = hplans[chosen + " (chosen on validation)"]
+    if args.json:
+        write_atomically(args.json, json.dumps(
+            {"fixed": fixed, "chosen": chosen, "validation": vrows,
+             "heldout": hrows,
+             "choices": {m: c.describe() for m, c in plan.items()}},
+            indent=1, sort_keys=True) + "\n")
+    if args.replay:
+        configs = {c.describe(): c for c in plan.values()}
+        write_atomically(args.replay, json.dumps(nearest.replay_file(
+            {m: c.describe() for m, c in plan.items()}, configs, held),
+            indent=1, sort_keys=True) + "\n")
+    if args.save:
+        write_atomically(args.save, json.dumps(policies[chosen].doc()) +
+                         "\n")
+    return 0
+
+
+LEARNERS = ("bcmax", "dqn", "values")
+# What validation chooses the values network from.
+VALUE_SHAPES = ((32,), (64, 64))
+VALUE_DECAYS = (1e-3, 1e-2)
+
+
+class _Learned:
+    """A trained policy: its state's kind, plan(corpus, modules, states)
+    -> {module: Config} (no compile), and doc() for --save."""
+
+    def __init__(self, state, plan, doc):
+        self.state, self.plan, self.doc = state, plan, doc
+
+
+def _train_values(args, learn, st, x, ttab, tmods, cands, fixed, margins):
+    names = [n for n, _ in cands]
+    text = [[ttab[n][m].text for n in names] for m in tmods]
+    base = names.index(fixed)
+    configs = [nearest.config_of(n, p) for n, p in cands]
+    out = {}
+    for hidden in VALUE_SHAPES:
+        net = None
+        for decay in VALUE_DECAYS:
+            net = learn.layers_doc(learn.fit_values(
+                x, text, base, hidden, epochs=args.epochs,
+                weight_decay=decay, seed=args.train_seed))
+            for margin in margins:
+                def plan(corpus, mods, states, net=net, margin=margin):
+                    picks = nearest.choose_values(
+                        nearest.values(net, states[st]), base, margin)
+                    return {m: configs[c] for m, c in zip(mods, picks)}
+
+                def doc(net=net, margin=margin):
+                    return nearest.values_doc(st, margin, fixed, cands, net)
+                shape = "x".join(map(str, hidden))
+                out[f"values, {st}, {shape}, decay={decay:g}, "
+                    f"margin={margin:g}"] = _Learned(st, plan, doc)
+    return out
+
+
+def _train_moves(args, learn, st, te, train, tmods, x, res, fixed, trainers,
+                 margins):
+    from .pipelineenv import PipelineEnv
+    env = PipelineEnv(te, train, dict(zip(tmods, x)), start=fixed,
+                      horizon=args.horizon, seed=args.train_seed)
+    out = {}
+
+    def learned(net, trainer):
+        def plan(corpus, mods, states):
+            other = PipelineEnv(None, corpus, dict(zip(mods, states[st])),
+                                start=env.start, horizon=env.horizon)
+            return {m: c for m, (c, _) in learn.plan(net, other,
+                                                     mods).items()}
+        return _Learned(st, plan, lambda: learn.policy_doc(net, env, st,
+                                                           trainer))
+    for margin in margins:
+        targets = learn.bc_max_targets(env, res, margin)
+        net = learn.bc_max(env, targets, epochs=args.epochs,
+                           seed=args.train_seed)
+        if "bcmax" in trainers:
+            out[f"bcmax, {st}, margin={margin:g}"] = learned(net, "bcmax")
+        if "dqn" in trainers:
+            net = learn.dqn(env, rounds=args.rounds, net=net,
+                            seed=args.train_seed,
+                            on_round=_Rounds(f"dqn, {st}, margin {margin:g}",
+                                             args.rounds))
+            out[f"dqn, {st}, margin={margin:g}"] = learned(net, "dqn")
+    return out
+
+
+class _Rounds:
+    def __init__(self, what, total):
+        self.what, self.total = what, total
+
+    def __call__(self, k, stats):
+        print(f"{self.what}: round {k + 1}/{self.total}, mean gain "
+              f"{stats['gain']:+.3f}%, {stats['compiles']} compiles",
+              file=sys.stderr)
+
+
+def _judge(engine, corpus, fixed, policies):
+    """Rows (-Oz, the fixed setting, then each policy's) of the policies'
+    plans on corpus, and the plans; a module whose planned configuration
+    does not compile ships the fixed setting (counted in the row's
+    name)."""
+    mods = list(corpus)
+    stock = report.run_table(engine, corpus, mods, "size")
+    mods = _ok_everywhere(stock, mods)
+    x = nearest.states([corpus.bitcode(m) for m in mods],
+                       sorted({p.state for p in policies.values()}))
+    rows = {"-Oz": stock["Oz"], f"best fixed ({fixed})": stock[fixed]}
+    plans = {}
+    for name, policy in policies.items():
+        plans[name] = policy.plan(corpus, mods, x)
+        recs = engine.run([Job(m, corpus.bitcode(m),
+                               Pipeline(plans[name][m])) for m in mods])
+        failed = sum(1 for r in recs if not r.ok)
+        label = name + (f" ({failed} failed: fixed)" if failed else "")
+        rows[label] = {m: r if r.ok else stock[fixed][m]
+                       for m, r in zip(mods, recs)}
+    return report.compare(engine, rows, base="-Oz"), plans
+
+
 def _numbers(text, option, kind):
     try:
         values = [kind(v) for v in text.split(",")]
@@ -503,6 +701,8 @@ COMMANDS = {
                 "vote for a candidate configuration", {}),
     "choose": (cmd_choose, "a saved nearest policy's choices for a corpus, "
                "as the plugin's choices file (no compile)", {}),
+    "learn": (cmd_learn, "learned policies on the pipeline environment "
+              "(BC-Max, DQN); validation chooses", {}),
 }
 
 
@@ -547,16 +747,38 @@ def parser():
         if name == "tune":
             s.add_argument("--space", default="opt,clang",
                            help="opt, clang or both (opt,clang)")
-        if name in ("tune", "headroom", "nearest"):
+        if name in ("tune", "headroom", "nearest", "learn"):
             s.add_argument("--budget", type=_positive,
                            default=tune.DEFAULT_BUDGET,
                            help="compiles per module (default: %(default)s)")
-        if name in ("headroom", "nearest"):
+        if name in ("headroom", "nearest", "learn"):
             s.add_argument("--train-corpus", required=True)
             s.add_argument("--train-out", required=True)
-        if name == "nearest":
+        if name in ("nearest", "learn"):
             s.add_argument("--valid-corpus", required=True)
             s.add_argument("--valid-out", required=True)
+        if name == "learn":
+            s.add_argument("--trainers", default="values",
+                           help="values, bcmax, dqn (from BC-Max's "
+                           "network), or several; validation chooses "
+                           "(default: %(default)s)")
+            s.add_argument("--candidates", type=_positive, default=6,
+                           help="values: the fixed setting's most frequent "
+                           "single moves among the candidates (default: "
+                           "%(default)s)")
+            s.add_argument("--horizon", type=_positive,
+                           default=PIPELINE_HORIZON,
+                           help="moves per episode (default: %(default)s)")
+            s.add_argument("--train-seed", type=int, default=0,
+                           help="the trainers' seed (--seed is the "
+                           "search's, whose records are read)")
+            s.add_argument("--epochs", type=_positive, default=300,
+                           help="BC-Max's and the values network's epochs "
+                           "(default: %(default)s)")
+            s.add_argument("--rounds", type=_positive, default=24,
+                           help="DQN's rounds of 32 episodes (default: "
+                           "%(default)s)")
+        if name == "nearest":
             s.add_argument("--candidates", type=_positive, default=8,
                            help="clang-space configurations (or moves) "
                            "besides the stock settings (default: "
@@ -564,24 +786,12 @@ def parser():
             s.add_argument("--ks", default="1,3,5,10,25,50,100,400",
                            help="the neighbourhoods validation chooses "
                            "from (default: %(default)s)")
-            s.add_argument("--margins", default="0",
-                           help="the least mean relative gain over the "
-                           "best fixed setting that makes a module leave "
-                           "it; validation chooses (default: %(default)s)")
-            s.add_argument("--states", default="embedding",
-                           help="the states validation chooses from: "
-                           "embedding, counts, both (default: "
-                           "%(default)s)")
             s.add_argument("--around-fixed", action="store_true",
                            help="candidates: the best fixed setting's "
                            "clang-space analogue and its most frequent "
                            "single moves")
-            s.add_argument("--json", help="also write the results as JSON")
-            s.add_argument("--replay", help="write the held-out choices as "
-                           "the plugin's choices file (build with "
-                           "-enable-machine-outliner)")
-            s.add_argument("--save", help="write the chosen policy (for "
-                           "choose)")
+        if name in ("nearest", "learn"):
+            _policy_options(s, name)
         if name == "choose":
             s.add_argument("--policy", required=True,
                            help="a policy nearest --save wrote")
@@ -589,6 +799,28 @@ def parser():
                            help="the plugin's choices file to write (build "
                            "with -enable-machine-outliner)")
     return p
+
+
+def _policy_options(s, name):
+    """The options nearest and learn share: what validation chooses from,
+    and the outputs."""
+    learn = name == "learn"
+    s.add_argument("--states", default="both" if learn else "embedding",
+                   help="the states validation chooses from: embedding, "
+                   "counts, both, random (the module vector under a random "
+                   "vocabulary) (default: %(default)s)")
+    s.add_argument("--margins", default="0,0.0025,0.005" if learn else "0",
+                   help="the least relative gain over the best fixed "
+                   "setting that makes a module leave it (" +
+                   ("BC-Max: in its labels; values: predicted"
+                    if learn else "the neighbours' mean") +
+                   "); validation chooses (default: %(default)s)")
+    s.add_argument("--json", help="also write the results as JSON")
+    s.add_argument("--replay", help="write the held-out choices as the "
+                   "plugin's choices file (build with "
+                   "-enable-machine-outliner)")
+    s.add_argument("--save", help="write the chosen policy" +
+                   ("'s network" if learn else " (for choose)"))
 
 
 def main(argv=None):

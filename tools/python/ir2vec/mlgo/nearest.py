@@ -123,7 +123,10 @@ def _has(config, change, sp):
 
 
 POLICY_FORMAT = "irtk-pipeline-nearest"
-POLICY_VERSION = 1
+# Version 1: the nearest-neighbour vote. Version 2 adds "rule": "knn" (the
+# vote) or "values" (a network's predicted gains, pipelinelearn.fit_values).
+POLICY_VERSION = 2
+RULES = ("knn", "values")
 
 
 def policy_doc(state_kind, k, margin, fixed, cands, train_state, train_text):
@@ -132,17 +135,30 @@ def policy_doc(state_kind, k, margin, fixed, cands, train_state, train_text):
     compiling them: the state's kind, k, the margin, the candidates as
     clang-space configurations and as the plugin applies them (``choice``),
     the training states (raw) and their candidates' .text."""
+    return dict(_doc_head("knn", state_kind, margin, fixed, cands), k=k,
+                train_state=[list(map(float, r)) for r in train_state],
+                train_text=[list(map(float, r)) for r in train_text])
+
+
+def values_doc(state_kind, margin, fixed, cands, network):
+    """A values policy as a document: the network (``pipelinelearn.
+    layers_doc``) predicts each candidate's relative gain over the fixed
+    setting; the best one is taken when it exceeds the margin."""
+    return dict(_doc_head("values", state_kind, margin, fixed, cands),
+                network=network)
+
+
+def _doc_head(rule, state_kind, margin, fixed, cands):
     configs = [(n, config_of(n, p)) for n, p in cands]
-    return {"format": POLICY_FORMAT, "version": POLICY_VERSION,
-            "state": state_kind, "k": k, "margin": margin, "fixed": fixed,
+    return {"format": POLICY_FORMAT, "version": POLICY_VERSION, "rule": rule,
+            "state": state_kind, "margin": margin, "fixed": fixed,
             "candidates": [{"name": n, "config": c.key(),
-                            "choice": c.plugin_choice()} for n, c in configs],
-            "train_state": [list(map(float, r)) for r in train_state],
-            "train_text": [list(map(float, r)) for r in train_text]}
+                            "choice": c.plugin_choice()} for n, c in configs]}
 
 
 def read_policy(path):
-    """A policy document written by `nearest --save`; ValueError naming
+    """A policy document written by `nearest --save` or `learn --save`
+    (a values policy); ValueError naming
     the file and the problem otherwise (a FIFO or device too: it is not
     read)."""
     from ..store import checkNotAStream
@@ -155,33 +171,100 @@ def read_policy(path):
     if not isinstance(doc, dict) or doc.get("format") != POLICY_FORMAT:
         raise ValueError(f"{path}: not a nearest policy (format "
                          f"\"{POLICY_FORMAT}\")")
-    if doc.get("version") != POLICY_VERSION:
-        raise ValueError(f"{path}: version {POLICY_VERSION} is the one this "
-                         "irtk reads")
-    names = [c["name"] for c in doc["candidates"]]
-    rows, text = doc["train_state"], doc["train_text"]
-    if doc["fixed"] not in names or doc["state"] not in STATES or \
-            not rows or len(rows) != len(text) or \
-            any(len(t) != len(names) for t in text) or \
-            len({len(r) for r in rows}) != 1:
-        raise ValueError(f"{path}: inconsistent policy (candidates, fixed "
-                         "setting, state or training rows)")
+    if doc.get("version") not in (1, POLICY_VERSION):
+        raise ValueError(f"{path}: versions 1 and {POLICY_VERSION} are the "
+                         "ones this irtk reads")
+    try:
+        _check_policy(path, doc)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{path}: inconsistent policy (no or a wrong "
+                         f"{e})") from e
     return doc
+
+
+def _check_policy(path, doc):
+    rule = doc.setdefault("rule", "knn")
+    names = [c["name"] for c in doc["candidates"]]
+    if rule not in RULES or doc["fixed"] not in names or \
+            doc["state"] not in STATES or doc["state"] == "random":
+        raise ValueError(f"{path}: inconsistent policy (rule, candidates, "
+                         "fixed setting or state)")
+    if rule == "knn":
+        rows, text = doc["train_state"], doc["train_text"]
+        if not rows or len(rows) != len(text) or \
+                any(len(t) != len(names) for t in text) or \
+                len({len(r) for r in rows}) != 1:
+            raise ValueError(f"{path}: inconsistent policy (training rows)")
+    elif not _network_fits(doc["network"], len(names)):
+        raise ValueError(f"{path}: inconsistent policy (the network's "
+                         "layers, or its outputs and the candidates)")
+
+
+def _network_fits(net, outputs):
+    width = len(net["mean"])
+    if width == 0 or len(net["scale"]) != width or not net["layers"]:
+        return False
+    for layer in net["layers"]:
+        w = layer["weight"]
+        if not w or any(len(r) != width for r in w) or \
+                len(layer["bias"]) != len(w) or \
+                layer["activation"] not in ("relu", "linear"):
+            return False
+        width = len(w)
+    return width == outputs
+
+
+def values(network, x):
+    """The network's predicted gains for the rows of x (numpy, float64, in
+    the order of operations the plugin uses)."""
+    import numpy as np
+    z = (np.asarray(x, dtype=np.float64) - np.array(network["mean"])) / \
+        np.array(network["scale"])
+    for layer in network["layers"]:
+        w = np.array(layer["weight"], dtype=np.float64)
+        z = np.array([[_dot(row, r) for r in w]
+                      for row in z]) + np.array(layer["bias"])
+        if layer["activation"] == "relu":
+            z = np.maximum(z, 0.0)
+    return z
+
+
+def _dot(a, b):
+    """a . b summed left to right, as the plugin's loop does."""
+    total = 0.0
+    for p, q in zip(a.tolist(), b.tolist()):
+        total += p * q
+    return total
+
+
+def choose_values(pred, base, margin):
+    """Each row's best candidate (the first on a tie) when its predicted
+    gain exceeds margin; else base."""
+    import numpy as np
+    best = np.argmax(pred, axis=1)
+    return np.where(pred[np.arange(len(pred)), best] > margin, best, base)
 
 
 def decide(doc, paths):
     """The policy's candidate name for each bitcode file."""
     import numpy as np
-    train = np.array(doc["train_state"], dtype=np.float64)
-    text = np.array(doc["train_text"], dtype=np.float64)
     names = [c["name"] for c in doc["candidates"]]
     x = state(paths, doc["state"])
+    base = names.index(doc["fixed"])
+    if doc["rule"] == "values":
+        width = len(doc["network"]["mean"])
+        if x.shape[1] != width:
+            raise ValueError(f"the policy's state has {width} numbers, "
+                             f"these modules' {x.shape[1]}")
+        picks = choose_values(values(doc["network"], x), base, doc["margin"])
+        return [names[c] for c in picks]
+    train = np.array(doc["train_state"], dtype=np.float64)
+    text = np.array(doc["train_text"], dtype=np.float64)
     if x.shape[1] != train.shape[1]:
         raise ValueError(f"the policy's state has {train.shape[1]} numbers, "
                          f"these modules' {x.shape[1]}")
     ts, xs = standardise(train, x)
-    picks = choose(ts, text, xs, doc["k"], names.index(doc["fixed"]),
-                   doc["margin"])
+    picks = choose(ts, text, xs, doc["k"], base, doc["margin"])
     return [names[c] for c in picks]
 
 
@@ -212,7 +295,10 @@ def replay_file(choices, cands, corpus):
 COUNTED = ("call", "load", "store", "br", "icmp", "getelementptr", "phi",
            "alloca", "ret", "switch", "select", "add", "mul")
 
-STATES = ("embedding", "counts", "both")
+STATES = ("embedding", "counts", "both", "random")
+# The ablation's control: the module vector under a vocabulary of random
+# numbers (random_vocabulary), seeded so that every run draws the same.
+RANDOM_SEED = 1
 
 
 def ir_counts(path, llvm_dis=None):
@@ -260,8 +346,9 @@ def ir_counts(path, llvm_dis=None):
 
 def state(paths, kind, threads=0):
     """The policy's state of each bitcode file (a matrix, one row a file):
-    the module vector ("embedding"), the IR counts ("counts"), or both side
-    by side."""
+    the module vector ("embedding"), the IR counts ("counts"), both side
+    by side, or the module vector under a random vocabulary ("random": the
+    ablation's control)."""
     return states(paths, [kind], threads)[kind]
 
 
@@ -278,19 +365,47 @@ def states(paths, kinds, threads=0):
     if {"counts", "both"} & set(kinds):
         parts["counts"] = np.array([ir_counts(p) for p in paths],
                                    dtype=np.float64)
+    if "random" in kinds:
+        parts["random"] = embed(paths, threads, random_vocabulary())
     return {kind: parts[kind] if kind != "both" else
             np.hstack([parts["embedding"], parts["counts"]])
             for kind in kinds}
 
 
-def embed(paths, threads=0):
+def embed(paths, threads=0, vocab=None):
     """The module-level flow-aware embeddings of bitcode files (a matrix,
-    one row a file); a file that cannot be embedded raises ValueError."""
+    one row a file) under a vocabulary (default: the bundled one); a file
+    that cannot be embedded raises ValueError."""
     import numpy as np
     import ir2vec
     rows = []
-    for r in ir2vec.embedFiles(paths, "fa", level="module", threads=threads):
+    for r in ir2vec.embedFiles(paths, "fa", vocab, level="module",
+                               threads=threads):
         if r["error"]:
             raise ValueError(f"{r['filename']}: {r['error']}")
         rows.append(np.asarray(r["embeddings"], dtype=np.float64))
     return np.vstack(rows)
+
+
+def random_vocabulary(seed=RANDOM_SEED):
+    """A loaded vocabulary with the bundled one's entities and dimension,
+    each section's numbers drawn from a normal distribution of that
+    section's mean and deviation (seeded): what the module vector carries
+    beyond the counts of what a module holds is lost."""
+    import tempfile
+    import numpy as np
+    import ir2vec
+    with open(ir2vec.vocab.seedEmbedding75D, encoding="utf-8") as f:
+        doc = json.load(f)
+    rng = np.random.default_rng(seed)
+    for section in sorted(doc):
+        values = np.array(list(doc[section].values()), dtype=np.float64)
+        mean, dev = float(values.mean()), float(values.std())
+        for entity in sorted(doc[section]):
+            doc[section][entity] = [
+                float(v) for v in rng.normal(mean, dev, values.shape[1])]
+    with tempfile.TemporaryDirectory(prefix="irtk-vocab-") as tmp:
+        path = os.path.join(tmp, "random.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        return ir2vec.loadVocab(path)
