@@ -15,9 +15,12 @@
 #include "llvm/Analysis/Utils/TrainingLogger.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 using namespace llvm;
@@ -66,11 +69,24 @@ PolicyRunner::PolicyRunner(LLVMContext &Ctx, PolicySpec Spec,
     : MLModelRunner(Ctx, Kind::Release, Spec.Inputs.size()),
       Spec(std::move(Spec)), Opts(std::move(Opts)),
       Advisor(findAdvisor(this->Spec.Advisor)) {
-  for (size_t I = 0; I < this->Spec.Inputs.size(); ++I)
-    setUpBufferForTensor(I, this->Spec.Inputs[I], nullptr);
+  // Each input at a 16-byte boundary of one zeroed allocation.
+  auto Rounded = [](size_t N) { return (N + 15) & ~size_t(15); };
+  size_t Total = 0;
+  for (const TensorSpec &T : this->Spec.Inputs)
+    Total += Rounded(T.getTotalTensorBufferSize());
+  Arena.reset(static_cast<char *>(std::calloc(std::max<size_t>(Total, 1), 1)));
+  if (!Arena)
+    report_bad_alloc_error("irtk: the policy's input buffers");
+  size_t Offset = 0;
+  for (size_t I = 0; I < this->Spec.Inputs.size(); ++I) {
+    setUpBufferForTensor(I, this->Spec.Inputs[I], Arena.get() + Offset);
+    Offset += Rounded(this->Spec.Inputs[I].getTotalTensorBufferSize());
+  }
   if (Advisor && !Advisor->Mask.empty())
     MaskIndex = findFeature(this->Spec.Inputs, Advisor->Mask);
 }
+
+void PolicyRunner::FreeArena::operator()(char *P) const { std::free(P); }
 
 PolicyRunner::~PolicyRunner() {
   if (Error E = finish())

@@ -163,6 +163,14 @@ private:
   void failChannel(llvm::Error E);
   void startPendingContext();
 
+  /// The inputs' buffers, one zeroed allocation (calloc: a large one is
+  /// fresh zero pages, touched only by the decisions that write them).
+  /// MLModelRunner's own would allocate each input as a vector of
+  /// pointers, eight times its size, and zero-fill it.
+  struct FreeArena {
+    void operator()(char *P) const;
+  };
+  std::unique_ptr<char, FreeArena> Arena;
   PolicySpec Spec;
   PolicyOptions Opts;
   /// The registry's entry of Spec.Advisor (null for an advisor it lacks)
