@@ -280,6 +280,17 @@ class CommandTest(fixtures.CorpusTestCase):
         names = [r[0] for r in doc["validation"]]
         self.assertIn("bcmax, counts, margin=0", names)
         self.assertIn("values, counts, 32, decay=0.001, margin=0.5", names)
+        # Each candidate for every module is reported beside the policies
+        # (the baselines they must beat), the one best on training marked.
+        every = [r for r in doc["heldout"] if r[0].startswith("every module")]
+        stock = [n for n, _ in pl.stock_policies("size")]
+        for n in stock:  # and the analogue, and its moves
+            self.assertIn(n, {r[0].split(": ", 1)[1].split(",")[0]
+                              for r in every})
+        self.assertGreater(len(every), len(stock))
+        self.assertEqual(
+            len([r for r in every if r[0].endswith("best on training")]), 1)
+        self.assertTrue(all(r[1] == len(fixtures.MODULES) for r in every))
         self.assertEqual(sorted(doc["choices"]), sorted(fixtures.MODULES))
         self.assertIn(doc["chosen"], names)
         self.assertIn("| configuration |", done.stdout)

@@ -23,9 +23,10 @@ Commands:
               chooses k, the held-out corpus reports
   choose      a saved nearest policy's choices for any corpus (a user's
               own, from extract), as the plugin's choices file
-  learn       learned policies on the pipeline environment (BC-Max over
-              the search's configurations, DQN); validation chooses the
-              trainer, state and label margin, the held-out corpus reports
+  learn       learned size-pipeline policies: a values network over the
+              candidates, BC-Max and DQN on the pipeline environment;
+              validation chooses the trainer, state and margin, the
+              held-out corpus reports
 """
 
 import argparse
@@ -539,8 +540,18 @@ def cmd_learn(args):
                                              trainers, margins))
     print(f"{len(tmods)} training modules; best fixed setting {fixed}",
           file=sys.stderr)
+    # The baselines a per-module choice must beat besides the stock flags:
+    # each candidate for every module (plugin-reachable fixed settings),
+    # the one best on training marked.
+    single = {}
+    if "values" in trainers:
+        best = _best(ttab, tmods)
+        for name, policy in cands:
+            mark = ", best on training" if name == best else ""
+            single[f"every module: {name}{mark}"] = nearest.config_of(
+                name, policy)
     with _engine(args, params, out=args.valid_out) as ve:
-        vrows, _ = _judge(ve, valid, fixed, policies)
+        vrows, _ = _judge(ve, valid, fixed, policies, single)
     score = {k: (r[4], r[2]) for k, r in zip(policies, vrows[2:])}
 
     def best_of(st):
@@ -552,7 +563,7 @@ def cmd_learn(args):
                            if best_of(st) == chosen else ""):
             policies[best_of(st)] for st in states}
     with _engine(args, params) as he:
-        hrows, hplans = _judge(he, held, fixed, mine)
+        hrows, hplans = _judge(he, held, fixed, mine, single)
     _print_splits(vrows, f"chosen by linked .text: {chosen}", hrows,
                   "each state with what validation chose for it")
     plan = hplans[chosen + " (chosen on validation)"]
@@ -594,7 +605,6 @@ def _train_values(args, learn, st, x, ttab, tmods, cands, fixed, margins):
     configs = [nearest.config_of(n, p) for n, p in cands]
     out = {}
     for hidden in VALUE_SHAPES:
-        net = None
         for decay in VALUE_DECAYS:
             net = learn.layers_doc(learn.fit_values(
                 x, text, base, hidden, epochs=args.epochs,
@@ -653,11 +663,11 @@ class _Rounds:
               file=sys.stderr)
 
 
-def _judge(engine, corpus, fixed, policies):
-    """Rows (-Oz, the fixed setting, then each policy's) of the policies'
-    plans on corpus, and the plans; a module whose planned configuration
-    does not compile ships the fixed setting (counted in the row's
-    name)."""
+def _judge(engine, corpus, fixed, policies, single=None):
+    """Rows (-Oz, the fixed setting, each policy's, then each of single's
+    {name: Config} for every module) of the policies' plans on corpus, and
+    the plans; a module whose planned configuration does not compile ships
+    the fixed setting (counted in the row's name)."""
     mods = list(corpus)
     stock = report.run_table(engine, corpus, mods, "size")
     mods = _ok_everywhere(stock, mods)
@@ -665,7 +675,9 @@ def _judge(engine, corpus, fixed, policies):
                        sorted({p.state for p in policies.values()}))
     rows = {"-Oz": stock["Oz"], f"best fixed ({fixed})": stock[fixed]}
     plans = {}
-    for name, policy in policies.items():
+    every = {name: _Learned(None, lambda c, ms, xs, cfg=cfg: dict.fromkeys(
+        ms, cfg), None) for name, cfg in (single or {}).items()}
+    for name, policy in list(policies.items()) + list(every.items()):
         plans[name] = policy.plan(corpus, mods, x)
         recs = engine.run([Job(m, corpus.bitcode(m),
                                Pipeline(plans[name][m])) for m in mods])
@@ -701,8 +713,8 @@ COMMANDS = {
                 "vote for a candidate configuration", {}),
     "choose": (cmd_choose, "a saved nearest policy's choices for a corpus, "
                "as the plugin's choices file (no compile)", {}),
-    "learn": (cmd_learn, "learned policies on the pipeline environment "
-              "(BC-Max, DQN); validation chooses", {}),
+    "learn": (cmd_learn, "learned size-pipeline policies (values network, "
+              "BC-Max, DQN); validation chooses", {}),
 }
 
 
@@ -794,7 +806,8 @@ def parser():
             _policy_options(s, name)
         if name == "choose":
             s.add_argument("--policy", required=True,
-                           help="a policy nearest --save wrote")
+                           help="a policy nearest --save or learn --save "
+                           "(values) wrote")
             s.add_argument("--replay", required=True,
                            help="the plugin's choices file to write (build "
                            "with -enable-machine-outliner)")
@@ -820,7 +833,10 @@ def _policy_options(s, name):
                    "plugin's choices file (build with "
                    "-enable-machine-outliner)")
     s.add_argument("--save", help="write the chosen policy" +
-                   ("'s network" if learn else " (for choose)"))
+                   (": a values policy is what choose and the plugin's "
+                    "model policy read; BC-Max's and DQN's networks are "
+                    "for Python (pipelinelearn.plan)"
+                    if learn else " (for choose and the plugin)"))
 
 
 def main(argv=None):
