@@ -7,6 +7,7 @@ parameters, the cache, timeouts and failures."""
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -126,6 +127,41 @@ class EngineTest(fixtures.CorpusTestCase):
         self.assertEqual(len(seen), 4)
         with open(log) as f:  # one code generation (opt optimises)
             self.assertEqual(len(f.read().splitlines()), 1)
+
+    def test_two_processes_run_one_job_at_once(self):
+        # Two recipes on one output directory: each run of the job works in
+        # a directory of its own, so both come out ok with the same object.
+        log = self.tmp("two.log")
+        clang = fake_clang(self.tmp("clang-two"), log, sleep=1)
+        out = self.out("two")
+        m = "Oz-preopt/prog/table"
+        code = (f"from ir2vec.mlgo import engine as eng\n"
+                f"from ir2vec.mlgo.toolchain import Toolchain\n"
+                f"r = eng.Engine({out!r}, tools=Toolchain(clang={clang!r}))"
+                f".run([eng.Job({m!r}, {self.bc(m)!r})])[0]\n"
+                f"print(r['status'], r.get('error', ''), r.get('text'))\n")
+        procs = [subprocess.Popen([sys.executable, "-c", code],
+                                  stdout=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        outs = [p.communicate()[0].strip() for p in procs]
+        self.assertEqual(outs[0], outs[1], outs)
+        self.assertTrue(outs[0].startswith("ok"), outs)
+        self.assertEqual(os.listdir(os.path.join(out, "tmp")), [])
+
+    def test_a_killed_runs_working_directory_is_removed(self):
+        m = "Oz-preopt/prog/prog"
+        job = eng.Job(m, self.bc(m))
+        e = eng.Engine(self.out("leftover"))
+        gone = subprocess.Popen(["true"])
+        gone.wait()  # a process that no longer exists
+        host = socket.gethostname().replace(".", "_")
+        left = os.path.join(e.out, "tmp", f"{job.id}.{host}.{gone.pid}.x")
+        alive = os.path.join(e.out, "tmp", f"{job.id}.{host}.{os.getpid()}.y")
+        for d in (left, alive):
+            os.makedirs(d)
+        self.assertTrue(e.run([job])[0].ok)
+        self.assertFalse(os.path.exists(left))
+        self.assertTrue(os.path.exists(alive))  # a live run's: kept
 
     def test_failure_is_recorded_and_alone(self):
         log = self.tmp("fail.log")

@@ -32,7 +32,10 @@ identity in ``out/engine.json``; a rerun with other parameters is refused
 
 **Where jobs run**: ``workers`` local processes, or a Dask client
 (``ir2vec.distributed.cluster``) with the output on a file system every
-worker shares.
+worker shares. Each run of a job works in a directory of its own under
+``tmp/`` (named by the job, the host and the process), so two runs of one
+job at once (two recipes on one output directory, a job given twice) do
+not collide; a job given more than once to one ``run`` runs once.
 """
 
 import contextlib
@@ -43,8 +46,10 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -162,9 +167,7 @@ def execute(out, job, tools, timeout, functions=False):
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
             return Record(json.load(f))
-    tmp = os.path.join(out, "tmp", job.id)
-    shutil.rmtree(tmp, ignore_errors=True)  # what a killed run left
-    os.makedirs(tmp)
+    tmp = _working_dir(out, job)
     rec = Record(job=job.key(), id=job.id, seconds={})
     try:
         _run_job(out, job, tools, timeout, functions, tmp, rec)
@@ -172,6 +175,33 @@ def execute(out, job, tools, timeout, functions=False):
         shutil.rmtree(tmp, ignore_errors=True)
     write_atomically(path, json.dumps(rec, sort_keys=True) + "\n")
     return rec
+
+
+def _working_dir(out, job):
+    """A new working directory for one run of job: its own, so that two
+    processes (or hosts) running the same job at once, such as two recipes
+    on one output directory, never share one. What a killed run of the job
+    on this host left (its process gone) is removed first."""
+    base = os.path.join(out, "tmp")
+    os.makedirs(base, exist_ok=True)
+    host = socket.gethostname().replace(".", "_")
+    for name in os.listdir(base):
+        parts = name.split(".")
+        if len(parts) == 4 and parts[0] == job.id and parts[1] == host and \
+                parts[2].isdigit() and not _alive(int(parts[2])):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{job.id}.{host}.{os.getpid()}.",
+                            dir=base)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _run_job(out, job, tools, timeout, functions, tmp, rec):
