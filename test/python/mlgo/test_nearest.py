@@ -128,6 +128,19 @@ class AroundTest(unittest.TestCase):
                                     True).describe(),
                           with_inline.describe()])
 
+    def test_additions_to_another_base(self):
+        # Around a base that already appends inline, inline counts again
+        # only for best configurations that append it twice.
+        sp = pl.space()
+        oz = list(sp.oz)
+        last = sp.last_point
+        once = pl.Config(oz[:last] + ["inline"] + oz[last:])
+        twice = pl.Config(oz[:last] + ["inline", "inline"] + oz[last:])
+        licm = pl.Config(once.passes, veto=("licm",))
+        results = [result(once)] * 5 + [result(licm)] * 2 + [result(twice)]
+        got = [p.config for _, p in nearest.additions(once, results, 5)]
+        self.assertEqual(got, [licm, twice])
+
 
 class ReplayTest(fixtures.CorpusTestCase):
     def test_every_module_with_its_clang_space_config(self):

@@ -519,6 +519,8 @@ def cmd_learn(args):
             raise UsageError(f"--trainers: unknown trainer '{t}' "
                              f"({', '.join(LEARNERS)})")
     states = _states(args.states)
+    if args.second < 0:
+        raise UsageError("--second: not a number of additions")
     margins = _numbers(args.margins, "--margins", float)
     train, valid, held = _three_corpora(args)
     params = _tune_params(args)
@@ -527,6 +529,15 @@ def cmd_learn(args):
         cands = nearest.around(fixed, res, args.candidates)
         if "values" in trainers:
             ttab = report.policy_table(te, train, tmods, cands)
+            if args.second:
+                # A second round: the single additions to the candidate
+                # best on training.
+                best = _best(ttab, _ok_everywhere(ttab, tmods))
+                more = [c for c in nearest.additions(
+                    nearest.config_of(best, dict(cands)[best]), res,
+                    args.second) if c[0] not in dict(cands)]
+                cands += more
+                ttab.update(report.policy_table(te, train, tmods, more))
             tmods = _ok_everywhere(ttab, tmods)
         tx = nearest.states([train.bitcode(m) for m in tmods], states)
         policies = {}
@@ -778,6 +789,10 @@ def parser():
                            help="values: the fixed setting's most frequent "
                            "single moves among the candidates (default: "
                            "%(default)s)")
+            s.add_argument("--second", type=int, default=0,
+                           help="values: also the N most frequent single "
+                           "additions to the candidate best on training "
+                           "(default: %(default)s)")
             s.add_argument("--horizon", type=_positive,
                            default=PIPELINE_HORIZON,
                            help="moves per episode (default: %(default)s)")

@@ -86,8 +86,16 @@ def around(fixed, results, n):
     sub-pipeline) most often part of the results' best configurations
     (ties in the moves' order). Removals are left out: the stock settings
     hold the analogue without each of its flags."""
+    base = start_config(fixed, space())
+    return list(stock_policies("size")) + [(base.describe(), Pipeline(base))] \
+        + additions(base, results, n)
+
+
+def additions(base, results, n):
+    """[(name, policy)]: the n single additions to the clang-space config
+    base (a veto, or an appended sub-pipeline) most often part of the
+    results' best configurations (ties in the moves' order)."""
     sp = space()
-    base = start_config(fixed, sp)
     best = [Config.from_key(r["best"]["config"]) for r in results
             if r and r["best"]["text"] is not None]
     counts = []
@@ -95,10 +103,8 @@ def around(fixed, results, n):
         change = _addition(base, m, sp)
         if change:
             counts.append((sum(1 for b in best if _has(b, change, sp)), m))
-    out = list(stock_policies("size")) + [(base.describe(), Pipeline(base))]
     ranked = sorted(enumerate(counts), key=lambda ic: (-ic[1][0], ic[0]))
-    out += [(m.describe(), Pipeline(m)) for _, (c, m) in ranked[:n] if c]
-    return out
+    return [(m.describe(), Pipeline(m)) for _, (c, m) in ranked[:n] if c]
 
 
 def _addition(base, move, sp):
