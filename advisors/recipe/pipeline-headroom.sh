@@ -36,10 +36,12 @@
 #            (<out>/replay-nearest.json).
 #   learn    the learned policies (docs/Pipeline.md, "Learning"): the values
 #            network on the four states (embedding, counts, both, random)
-#            for seeds 0 to 4 (<out>/learn-values-<seed>.md and .json; seed
-#            0's policy is <out>/policy-learn-values.json, the shipped
-#            advisors/models/pipeline-oz.json), then BC-Max on the four
-#            states and DQN from BC-Max on both (<out>/learn-moves.md).
+#            for seeds 0 to 4, on the first candidates and with a second
+#            round of them (<out>/learn-values{,2}-<seed>.md and .json; the
+#            second round's seed-0 policy, <out>/policy-learn-values2.json,
+#            is the shipped advisors/models/pipeline-oz.json), then BC-Max
+#            on the four states and DQN from BC-Max on both
+#            (<out>/learn-bcmax.md, <out>/learn-dqn.md).
 #   programs the held-out packages heldout-programs.sh builds (cjson,
 #            giflib, tinyxml2, double-conversion) built four ways: -Oz, the
 #            best fixed flags, the nearest policy replayed in clang, and the
@@ -153,16 +155,23 @@ for step in ${STEPS//,/ }; do
       LEARN=("${HELD[@]}" --train-corpus "$CORPUS/inline-train"
         --train-out "$OUT/train" --valid-corpus "$CORPUS/inline-valid"
         --valid-out "$OUT/valid" --budget "$BUDGET" "${WHERE[@]}")
-      for seed in 0 1 2 3 4; do
-        log "learned policies: the values network, seed $seed"
-        saved=()
-        ((seed == 0)) && saved=(--replay "$OUT/replay-learn-values.json"
-          --save "$OUT/policy-learn-values.json")
-        mlgo learn "${LEARN[@]}" --trainers values \
-          --states embedding,counts,both,random --margins 0,0.001,0.0025,0.005 \
-          --train-seed "$seed" --json "$OUT/learn-values-$seed.json" \
-          "${saved[@]}" >"$OUT/learn-values-$seed.md.tmp"
-        mv "$OUT/learn-values-$seed.md.tmp" "$OUT/learn-values-$seed.md"
+      # values: the candidates around the fixed flags' analogue; values2:
+      # a second round around the candidate best on training (--second).
+      for round in values values2; do
+        second=0
+        [[ $round == values2 ]] && second=6
+        for seed in 0 1 2 3 4; do
+          log "learned policies: the values network ($round), seed $seed"
+          saved=()
+          ((seed == 0)) && saved=(--replay "$OUT/replay-learn-$round.json"
+            --save "$OUT/policy-learn-$round.json")
+          mlgo learn "${LEARN[@]}" --trainers values --second "$second" \
+            --states embedding,counts,both,random \
+            --margins 0,0.001,0.0025,0.005 --train-seed "$seed" \
+            --json "$OUT/learn-$round-$seed.json" "${saved[@]}" \
+            >"$OUT/learn-$round-$seed.md.tmp"
+          mv "$OUT/learn-$round-$seed.md.tmp" "$OUT/learn-$round-$seed.md"
+        done
       done
       log "learned policies: BC-Max on every state, DQN from BC-Max on both"
       mlgo learn "${LEARN[@]}" --trainers bcmax \
@@ -173,7 +182,7 @@ for step in ${STEPS//,/ }; do
         --margins 0.005 --rounds 96 --json "$OUT/learn-dqn.json" \
         >"$OUT/learn-dqn.md.tmp"
       mv "$OUT/learn-dqn.md.tmp" "$OUT/learn-dqn.md"
-      cat "$OUT"/learn-values-0.md "$OUT"/learn-bcmax.md "$OUT"/learn-dqn.md
+      cat "$OUT"/learn-values2-0.md "$OUT"/learn-bcmax.md "$OUT"/learn-dqn.md
       ;;
     programs)
       [[ -n $SRC ]] || usage_error "the step programs needs --src"
