@@ -92,7 +92,8 @@ Expected<PipelineModel> PipelineModel::read(StringRef Path) {
     return modelError(Path, "not a pipeline model (format \"" +
                                 PipelineModelFormat +
                                 "\", written by "
-                                "python3 -m ir2vec.mlgo nearest --save)");
+                                "python3 -m ir2vec.mlgo learn --save or "
+                                "nearest --save)");
   std::optional<int64_t> Version = O->getInteger("version");
   if (Version != 1 && Version != PipelineModelVersion)
     return modelError(Path, "versions 1 and " + Twine(PipelineModelVersion) +
