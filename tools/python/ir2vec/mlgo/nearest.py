@@ -46,13 +46,29 @@ def candidates(results, n):
     return out
 
 
+def scaling(train):
+    """(mean, deviation) of each feature of train's rows; a constant
+    feature's deviation is 1 (what standardise and the networks' input
+    normalisation divide by)."""
+    dev = train.std(axis=0)
+    dev[dev == 0] = 1.0
+    return train.mean(axis=0), dev
+
+
+def relative_gains(text, base, unit=1.0):
+    """Each row's relative gain of every column of text over column base,
+    in units of unit (100: percent): unit * (text[base] - text) /
+    text[base], in that order (a base of 0 or less divides by 1)."""
+    import numpy as np
+    ref = text[:, [base]]
+    return unit * (ref - text) / np.where(ref > 0, ref, 1.0)
+
+
 def standardise(train, *others):
     """The rows of train and others, each feature centred and scaled by
     train's mean and deviation, then each row scaled to unit length."""
     import numpy as np
-    mean = train.mean(axis=0)
-    dev = train.std(axis=0)
-    dev[dev == 0] = 1.0
+    mean, dev = scaling(train)
 
     def norm(x):
         z = (x - mean) / dev
@@ -70,8 +86,7 @@ def choose(train_x, train_text, x, k, base, margin=0.0):
     lower index."""
     import numpy as np
     k = min(k, len(train_x))
-    ref = train_text[:, [base]]
-    gain = (ref - train_text) / np.where(ref > 0, ref, 1.0)
+    gain = relative_gains(train_text, base)
     sim = x @ train_x.T
     near = np.argsort(-sim, axis=1, kind="stable")[:, :k]
     mean = gain[near].mean(axis=1)

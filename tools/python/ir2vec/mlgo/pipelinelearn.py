@@ -32,6 +32,7 @@ import random
 
 import numpy as np
 
+from .nearest import relative_gains, scaling
 from .pipeline import Config
 from .pipelineenv import Episode
 # torchmodel refuses to load without PyTorch, saying what to install.
@@ -59,17 +60,21 @@ def network(env, hidden=(64, 64), seed=0):
     is left as it is)."""
     torch.manual_seed(seed)
     feats = np.array([env.features[m] for m in env.modules], dtype=np.float64)
-    mean = np.concatenate([feats.mean(axis=0),
-                           np.zeros(env.observation_size - feats.shape[1])])
-    dev = feats.std(axis=0)
-    dev[dev == 0] = 1.0
-    scale = np.concatenate([dev, np.ones(env.observation_size -
-                                         feats.shape[1])])
-    layers, width = [Normalize(mean, scale)], env.observation_size
+    mean, dev = scaling(feats)
+    rest = env.observation_size - feats.shape[1]
+    return _mlp(np.concatenate([mean, np.zeros(rest)]),
+                np.concatenate([dev, np.ones(rest)]), hidden,
+                len(env.actions))
+
+
+def _mlp(mean, scale, hidden, outputs):
+    """Normalize(mean, scale), then a Linear and ReLU per hidden width,
+    then a Linear to outputs (float64), drawn from PyTorch's generator."""
+    layers, width = [Normalize(mean, scale)], len(mean)
     for h in hidden:
         layers += [nn.Linear(width, h), nn.ReLU()]
         width = h
-    layers += [nn.Linear(width, len(env.actions)), nn.Identity()]
+    layers += [nn.Linear(width, outputs), nn.Identity()]
     return nn.Sequential(*layers).double()
 
 
@@ -276,18 +281,11 @@ def fit_values(x, text, base, hidden=(32,), epochs=300, lr=1e-3,
     deviation."""
     x = np.asarray(x, dtype=np.float64)
     text = np.asarray(text, dtype=np.float64)
-    ref = text[:, [base]]
-    gain = 100.0 * (ref - text) / np.where(ref > 0, ref, 1.0)
-    dev = x.std(axis=0)
-    dev[dev == 0] = 1.0
+    gain = relative_gains(text, base, 100.0)
+    mean, dev = scaling(x)
     with _Threads():
         torch.manual_seed(seed)
-        layers, width = [Normalize(x.mean(axis=0), dev)], x.shape[1]
-        for h in hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        layers += [nn.Linear(width, text.shape[1]), nn.Identity()]
-        net = nn.Sequential(*layers).double()
+        net = _mlp(mean, dev, hidden, text.shape[1])
         xs, ys = torch.as_tensor(x), torch.as_tensor(gain)
         opt = torch.optim.Adam(net.parameters(), lr=lr,
                                weight_decay=weight_decay)
