@@ -2,14 +2,14 @@
 # Part of the IR2Vec Toolkit, under the Apache License v2.0 with LLVM
 # Exceptions. See the LICENSE file for license information.
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Throughput of the training compile farm: the same compiles on a local
-Dask cluster of 1 worker and of 2.
+"""Throughput of the training compile farm: the same compiles on 1 worker
+and on 2 (local processes of the engine; a Dask cluster is --scheduler).
 
 Usage: /usr/bin/python3 bench/compile-farm.py --corpus DIR [--sample K]
            [--budget N] [--work DIR]
 
-Runs advisors/recipe/inline-edge-search.py (each module's search is one
-task: a stock compile and up to --budget trials, default 12) on every
+Runs `python3 -m ir2vec.mlgo search --kind edge` (each module's search is
+one task: a stock compile and up to --budget trials, default 12) on every
 --sample-th module (default 16) of an MLGO corpus of pre-optimisation
 bitcode (the inline-train split), once with --workers 1 and once with
 --workers 2, each into a fresh directory under --work (default
@@ -28,7 +28,6 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SEARCH = os.path.join(ROOT, "advisors", "recipe", "inline-edge-search.py")
 
 
 def run(args, workers):
@@ -36,7 +35,8 @@ def run(args, workers):
     shutil.rmtree(out, ignore_errors=True)
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, SEARCH, "--corpus", args.corpus, "--out", out,
+        [sys.executable, "-m", "ir2vec.mlgo", "search", "--kind", "edge",
+         "--corpus", args.corpus, "--out", out,
          "--sample", str(args.sample), "--budget", str(args.budget),
          "--workers", str(workers)],
         capture_output=True, text=True, check=True)

@@ -75,3 +75,13 @@ run_jobs() { # jobs function todo progress
   kill "$TICKER" 2>/dev/null || true
   wait "$TICKER" 2>/dev/null || true
 }
+
+# Makes `python3 -m ir2vec.mlgo` importable for the recipe: as PYTHONPATH
+# has it, else from this checkout's build tree (IRTK_BUILD_DIR, default
+# build/).
+use_mlgo() { # python root
+  "$1" -c 'import ir2vec.mlgo' 2>/dev/null && return 0
+  export PYTHONPATH="${IRTK_BUILD_DIR:-$2/build}/python${PYTHONPATH:+:$PYTHONPATH}"
+  "$1" -c 'import ir2vec.mlgo' 2>/dev/null ||
+    die "ir2vec.mlgo is not importable: build irtk, or set PYTHONPATH"
+}

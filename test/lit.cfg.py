@@ -57,3 +57,9 @@ config.substitutions.append(("%llc", plugin_host("llc", leaks=True)))
 # python-* tests: python3 frees little at exit by design.
 config.substitutions.append(("%python_host", host_command(sys.executable,
                                                           leaks=False)))
+# The training library's command line (ir2vec.mlgo), from this build; its
+# directory, for the recipes that run it.
+python_dir = os.path.join(config.irtk_obj_root, "python")
+config.substitutions.append(("%mlgo", "env PYTHONPATH={} {} -m ir2vec.mlgo".format(
+    python_dir, host_command(sys.executable, leaks=False))))
+config.substitutions.append(("%irtk_pythonpath", python_dir))

@@ -30,7 +30,7 @@ one. Round k:
      order baselines, then rounds) is the teacher; with --shared DIR, the
      smallest linked objective instead: the .text less the C++ inline
      functions that the link keeps from another object of the package
-     (DIR/<package>.json, an inline-edge-search.py --linked search's
+     (DIR/<package>.json, a `search --kind edge --linked` search's
      counts). The teacher's log (every decision it took, with the features
      of its own states) is a training example list, O/rounds/<k>/fit.txt.
   3. A model is fitted on them (irtk-train fit, FIT-OPTIONS), one copy per
@@ -123,7 +123,7 @@ def linked_objectives(args, table):
     """`table` ({module: {run: .text}}) with each run's linked objective in
     place of its .text: less the C++ inline functions that another object
     of the package carries at stock (--shared DIR/<package>.json, counted
-    by inline-edge-search.py --linked), which the link keeps whatever this
+    by search --kind edge --linked), which the link keeps whatever this
     module does."""
     counts, out = {}, {}
     for m, runs in table.items():
@@ -235,8 +235,8 @@ def main():
     p.add_argument("--vocab")
     p.add_argument("--shared", help="the teachers are chosen by what the "
                    "package's link keeps: the inline functions shared at "
-                   "stock (a search's OUT/shared, inline-edge-search.py "
-                   "--linked)")
+                   "stock (OUT/shared of `python3 -m ir2vec.mlgo search "
+                   "--kind edge --linked`)")
     p.add_argument("--train", default=TRAIN,
                    help="the irtk-train to run (default: this checkout's)")
     p.add_argument("fit", nargs=argparse.REMAINDER,

@@ -26,13 +26,13 @@
 #   <name>@<dir>
 #               the default policy following, in each module, the per-caller
 #               teachers of <dir>/<module>.txt (-irtk-inline-follow-callers;
-#               inline-caller-search.py's callers/): its searched runs again,
+#               search --kind caller's callers/): its searched runs again,
 #               e.g. logged with other embeddings (--embedding, --vocab);
 #               a rerun skips what it recorded even if the files changed
 #   <name>:<dir>
 #               the default policy taking, in each module, the per-edge
 #               decisions of <dir>/<module>.txt (-irtk-inline-decisions;
-#               inline-edge-search.py's decisions/): its searched runs
+#               search --kind edge's decisions/): its searched runs
 #               again, logged; a rerun skips what it recorded even if the
 #               files changed
 #

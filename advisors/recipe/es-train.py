@@ -41,7 +41,7 @@ A candidate's reward is the mean over the (step's) modules of
 object (a compile that fails scores -1). With --shared DIR, text is what
 the package's link keeps of the module: its .text less the C++ inline
 functions that another object of the package carries at stock (counted in
-DIR/<package>.json by inline-edge-search.py --linked). Every compile is
+DIR/<package>.json by search --kind edge --linked). Every compile is
 recorded (recipelib.compile_recorded) and the state is one checkpoint
 written after each step, so a run killed anywhere continues where it
 stopped, to the same result, and a rerun with other parameters is
@@ -112,8 +112,8 @@ def compile_text(args, base, model, module, shared=None, funcs=False):
 def module_shared(args, module):
     """None without --shared; else a function of the stock object's
     functions: the C++ inline functions that another object of the package
-    carries at stock (DIR/<package>.json, counted by inline-edge-search.py
-    --linked), which its link keeps whatever this module does."""
+    carries at stock (DIR/<package>.json, counted by `search --kind edge
+    --linked`), which its link keeps whatever this module does."""
     if not args.shared:
         return None
     path = os.path.join(args.shared, os.path.dirname(module) + ".json")
@@ -271,7 +271,7 @@ def main():
                    "es-start --layers: indices from 0, or 'last')")
     p.add_argument("--shared", help="reward what the package's link keeps: "
                    "the inline functions shared at stock (a search's "
-                   "OUT/shared, inline-edge-search.py --linked)")
+                   "OUT/shared, search --kind edge --linked)")
     # As collect-inline.sh: $CLANG, else clang-22.
     p.add_argument("--clang", default=os.environ.get("CLANG", "clang-22"))
     p.add_argument("--train", help="the irtk-train to run (default: this "

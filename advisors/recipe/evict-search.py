@@ -45,7 +45,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recipelib  # noqa: E402
-import traininglog  # noqa: E402
+
+tlog = recipelib.training_log()
 
 
 def compile_one(args, module, name, extra):
@@ -76,7 +77,7 @@ def search(args, module):
     base = compile_one(args, module, "stock", [])
     if not base:
         return {}, {}, []
-    _, blocks = traininglog.read_contexts(base)
+    _, blocks = tlog.read_contexts(base)
     stock = {name: r for name, _, _, r in blocks}
     best = {name: (r, r, base) for name, r in stock.items()}
     steps, outcomes = {}, []
@@ -91,7 +92,7 @@ def search(args, module):
                                f"-irtk-evict-deviate-to={j}"])
             if not log:
                 continue
-            for name, _, n, r in traininglog.read_contexts(log)[1]:
+            for name, _, n, r in tlog.read_contexts(log)[1]:
                 if name not in stock or (name, k) not in steps or k >= n:
                     continue
                 outcomes.append((name, k, j, stock[name], r))
@@ -117,9 +118,9 @@ def write_steps(args, results):
 
         def decisions(log):
             if log not in cache:
-                header, blocks = traininglog.read_contexts(log)
+                header, blocks = tlog.read_contexts(log)
                 cache[log] = (header, {
-                    name: traininglog.observations(header, block)
+                    name: tlog.observations(header, block)
                     for name, block, _, _ in blocks})
             return cache[log]
 
@@ -173,7 +174,7 @@ def main():
             improved += score < stock
             by_log.setdefault(log, set()).add(name)
         for log, names in by_log.items():
-            header, blocks = traininglog.read_contexts(log)
+            header, blocks = tlog.read_contexts(log)
             path = os.path.join(args.out, "labels", m,
                                 os.path.basename(log))
             recipelib.write_file(path, header + b"".join(

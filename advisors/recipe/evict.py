@@ -33,7 +33,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recipelib  # noqa: E402
-from traininglog import read_contexts  # noqa: E402
+
+tlog = recipelib.training_log()
 
 
 def collect(out, runs):
@@ -49,7 +50,7 @@ def collect(out, runs):
             for fn in files:
                 if fn.endswith(".log"):
                     path = os.path.join(dirpath, fn)
-                    _, blocks = read_contexts(path)
+                    _, blocks = tlog.read_contexts(path)
                     scores[run][os.path.relpath(path, root)[:-4]] = {
                         name: (r, n) for name, _, n, r in blocks}
     return scores, text
@@ -126,7 +127,7 @@ def cmd_select(args):
                     best = r
             winners.setdefault(best, set()).add(f)
         for r, fs in winners.items():
-            header, blocks = read_contexts(
+            header, blocks = tlog.read_contexts(
                 os.path.join(args.dir, r, m + ".log"))
             keep = [b for name, b, _, _ in blocks if name in fs]
             if not keep:

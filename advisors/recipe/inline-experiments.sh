@@ -121,6 +121,7 @@ for S in inline-train inline-valid inline-heldout; do
     die "$CORPUS/$S: no corpus (vocab/recipe/build-corpus.sh --splits inline-train,inline-valid,inline-heldout)"
 done
 CORPUS=$(realpath "$CORPUS")
+use_mlgo "$PY" "$ROOT"
 mkdir -p "$WORK/results"
 WORK=$(realpath "$WORK")
 TRAIN=$CORPUS/inline-train VALID=$CORPUS/inline-valid HELDOUT=$CORPUS/inline-heldout
@@ -131,9 +132,15 @@ split_corpus() { # valid|heldout
 }
 collect() { "$RECIPE_DIR/collect-inline.sh" --jobs "$JOBS" --plugin "$PLUGIN" "${ENGINE[@]}" "$@"; }
 summarize() { $PY "$RECIPE_DIR/summarize-inline.py" --packages --linked "$@"; }
+# The per-edge search (ir2vec.mlgo): Dask's
+# --scheduler as given, else --jobs local processes (or --workers N).
 search() { # corpus out [options]
-  $PY "$RECIPE_DIR/inline-edge-search.py" --corpus "$1" --out "$2" \
-    --budget "$BUDGET" --jobs "$JOBS" --plugin "$PLUGIN" "${ENGINE[@]}" "${@:3}"
+  local WHERE=(--workers "$JOBS")
+  if ((${#ENGINE[@]})); then
+    if [[ ${ENGINE[0]} == --scheduler ]]; then WHERE+=("${ENGINE[@]}"); else WHERE=("${ENGINE[@]}"); fi
+  fi
+  $PY -m ir2vec.mlgo search --kind edge --corpus "$1" --out "$2" \
+    --budget "$BUDGET" --plugin "$PLUGIN" "${WHERE[@]}" "${@:3}"
 }
 result() { # step: stdin to W/results/<step>.md
   local F=$WORK/results/$1.md

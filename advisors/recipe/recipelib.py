@@ -103,6 +103,7 @@ As a command, for the shell recipes:
 import argparse
 import contextlib
 import functools
+import importlib.util
 import json
 import os
 import subprocess
@@ -115,6 +116,22 @@ ROOT = os.path.dirname(os.path.dirname(RECIPE_DIR))
 # Seconds a compile may take before it counts as failed.
 COMPILE_TIMEOUT = 1800
 PARAMETERS = "search.json"
+
+
+def _ir2vec_importable():
+    if importlib.util.find_spec("ir2vec") is None:
+        sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+
+
+# What the package holds, the recipes take from it (ir2vec.mlgo: the
+# linked objective and the first-fit grouping), until they move there.
+_ir2vec_importable()
+from ir2vec.mlgo import edgesearch as _edgesearch  # noqa: E402
+from ir2vec.mlgo import objective as _objective  # noqa: E402
+
+disjoint_groups = _edgesearch.disjoint_groups
+linked_objective = _objective.linked_objective
+shared_inline = _objective.shared_inline
 
 
 # --- Corpus ----------------------------------------------------------------
@@ -275,23 +292,6 @@ def then_functions(argv, obj, funcs):
             os.path.join(LLVM_BIN, "llvm-nm"), obj, funcs] + list(argv)
 
 
-def shared_inline(counts, stock_comdat):
-    """The C++ inline functions that another object of the package carries
-    at stock, so that its link keeps a copy whatever this module does:
-    `counts` is {function: how many of the package's stock objects carry
-    it}, `stock_comdat` this module's stock object's."""
-    return frozenset(f for f, c in counts.items()
-                     if c - (f in stock_comdat) >= 1)
-
-
-def linked_objective(text, functions, shared):
-    """What one module adds to its package's link: its .text less the
-    functions of `shared` it carries as COMDAT (`functions` as
-    nm_functions gives)."""
-    return text - sum(size for f, (size, kind) in functions.items()
-                      if kind == "W" and f in shared)
-
-
 def linked_text(objects, scratch):
     """Bytes of the .text* sections of `objects` linked together into one
     relocatable object (GNU `ld -r`, at scratch + ".o", removed after): the
@@ -315,23 +315,6 @@ def linked_text(objects, scratch):
     finally:
         if os.path.exists(out):
             os.remove(out)
-
-
-# --- Grouping ------------------------------------------------------------------
-
-def disjoint_groups(items):
-    """[[item]]: the (item, set) pairs in order, each in the first group
-    whose items' sets it does not meet, else in a new group."""
-    groups = []  # (items, the union of their sets)
-    for item, keys in items:
-        for g in groups:
-            if not (g[1] & keys):
-                g[0].append(item)
-                g[1].update(keys)
-                break
-        else:
-            groups.append(([item], set(keys)))
-    return [g[0] for g in groups]
 
 
 # --- Atomic records ----------------------------------------------------------
@@ -470,12 +453,17 @@ def search_all(args, search, params=None, levels=None, packages=(),
 def ir2vec_distributed():
     """The module ir2vec.distributed: from the Python path, else from this
     checkout's build (ImportError if neither has it)."""
-    try:
-        from ir2vec import distributed
-    except ImportError:
-        sys.path.insert(0, os.path.join(ROOT, "build", "python"))
-        from ir2vec import distributed
+    _ir2vec_importable()
+    from ir2vec import distributed
     return distributed
+
+
+def training_log():
+    """The module ir2vec.mlgo.log (training logs, cut as bytes by the
+    eviction recipes), found as ir2vec_distributed finds its module."""
+    _ir2vec_importable()
+    from ir2vec.mlgo import log
+    return log
 
 
 def dask_client(scheduler=None, workers=os.cpu_count() or 1,

@@ -14,7 +14,7 @@
 #
 # Trains models on the decisions a search labelled (<search>/steps.txt:
 # evict-search.py's best of stock and the departures tried at each searched
-# decision; inline-search.py's decision that gave the smaller .text),
+# decision; search --kind flip's decision that gave the smaller .text),
 # leaving out the --valid-packages, then compiles those packages' modules of
 # the training corpus (--corpus) with stock and with each model, to choose
 # the default margin (output.default_margin: depart from the stock decision

@@ -27,6 +27,8 @@ Commands:
               candidates, BC-Max and DQN on the pipeline environment;
               validation chooses the trainer, state and margin, the
               held-out corpus reports
+  search      an inlining search per module (--kind flip, caller or
+              edge): the labels imitation and BC-Max learn from
 """
 
 import argparse
@@ -37,9 +39,10 @@ import os
 import sys
 import time
 
-from . import extract, nearest, report, tune
+from . import edgesearch, extract, inlinesearch, nearest, report, tune
 from .corpus import Corpus, CorpusError
-from .engine import Engine, EngineError, Job, summary, write_atomically
+from .engine import (Engine, EngineError, Job, record_path, summary,
+                     write_atomically)
 from .extract import ExtractError
 from .log import LogError
 from .pipeline import Config, Pipeline, PipelineError
@@ -144,11 +147,12 @@ def _client(args):
 
 
 @contextlib.contextmanager
-def _engine(args, params, out=None):
+def _engine(args, params, out=None, functions=False):
     tools = _tools(args)
     with _client(args) as client:
         yield Engine(out or args.out, params, tools, workers=args.workers,
-                     client=client, timeout=args.timeout)
+                     client=client, timeout=args.timeout,
+                     functions=functions)
 
 
 class Progress:
@@ -208,6 +212,73 @@ def cmd_collect(args):
     total = sum(r.text for r in records if r.ok)
     print(json.dumps(dict(s, text=total)))
     return 0 if s["ok"] else 1
+
+
+SEARCH_BUDGETS = {"caller": 40, "edge": 60}
+
+
+def _search_options(args, corpus):
+    """The inlining search's Options from the command line, checked."""
+    try:
+        teachers = tuple(int(t) for t in args.teachers.split(","))
+    except ValueError:
+        raise UsageError(f"--teachers: expected integers, got "
+                         f"'{args.teachers}'") from None
+    budget = SEARCH_BUDGETS.get(args.kind, 0) if args.budget is None \
+        else args.budget
+    if budget < 0 or args.rounds < 0 or args.depth < 0:
+        raise UsageError("--budget, --rounds and --depth must not be "
+                         "negative")
+    if not 0 <= args.exhaustive <= 8:
+        raise UsageError("--exhaustive is 0 to 8")
+    return inlinesearch.Options(
+        corpus.root, args.embedding, args.depth, args.margin, teachers,
+        budget, args.rounds, args.exhaustive, args.linked)
+
+
+def _search_params(kind, opts):
+    """What a search's records and outputs depend on (a larger budget,
+    depth or round count only searches further)."""
+    params = {"command": "search", "kind": kind}
+    if kind == "edge":
+        params.update(exhaustive=opts.exhaustive,
+                      objective="linked" if opts.linked else "module")
+    else:
+        params["embedding"] = opts.embedding
+    if kind == "caller":
+        params.update(teachers=list(opts.teachers), margin=opts.margin)
+    return params
+
+
+def cmd_search(args):
+    c = _corpus(args)
+    opts = _search_options(args, c)
+    kind = args.kind
+    with _engine(args, _search_params(kind, opts),
+                 functions=kind == "edge") as engine:
+        out = engine.out
+        if kind == "edge":
+            if opts.linked:
+                edgesearch.count_shared(engine, Corpus(args.corpus), list(c),
+                                        opts, out)
+            fn = _partial(edgesearch.edge_module, opts=opts, out=out)
+        else:
+            fn = _partial(inlinesearch.flip_module if kind == "flip"
+                          else inlinesearch.caller_module, opts=opts)
+        res = engine.map(fn, list(c), Progress(len(c), f"search {kind}"))
+    results = dict(zip(c, res))
+    if kind == "edge":
+        summary_, failed = edgesearch.edge_outputs(
+            out, results, opts, lambda m: record_path(
+                out, edgesearch.stock_job(engine, opts, m)))
+        for line in failed:
+            print(f"{PROG} search: {line}", file=sys.stderr)
+    elif kind == "flip":
+        summary_ = inlinesearch.flip_outputs(out, results, opts)
+    else:
+        summary_ = inlinesearch.caller_outputs(out, results, opts)
+    print(json.dumps(summary_))
+    return 0 if summary_["modules"] or not results else 1
 
 
 def cmd_extract(args):
@@ -726,6 +797,9 @@ COMMANDS = {
                "as the plugin's choices file (no compile)", {}),
     "learn": (cmd_learn, "learned size-pipeline policies (values network, "
               "BC-Max, DQN); validation chooses", {}),
+    "search": (cmd_search, "an inlining search per module: one flipped "
+               "decision, a teacher per caller, or a decision per call "
+               "edge", {}),
 }
 
 
@@ -819,6 +893,8 @@ def parser():
                            "single moves")
         if name in ("nearest", "learn"):
             _policy_options(s, name)
+        if name == "search":
+            _search_arguments(s)
         if name == "choose":
             s.add_argument("--policy", required=True,
                            help="a policy nearest --save or learn --save "
@@ -827,6 +903,37 @@ def parser():
                            help="the plugin's choices file to write (build "
                            "with -enable-machine-outliner)")
     return p
+
+
+def _search_arguments(s):
+    s.add_argument("--kind", required=True, choices=["flip", "caller", "edge"],
+                   help="flip: each of the first --depth decisions flipped "
+                   "alone; caller: a teacher per caller, greedily; edge: "
+                   "a decision per call edge")
+    s.add_argument("--embedding", default="symbolic",
+                   choices=["none", "symbolic", "flow-aware"],
+                   help="flip, caller: the embedding features of the logs "
+                   "(default: %(default)s)")
+    s.add_argument("--depth", type=int, default=16,
+                   help="flip: the decisions searched (default: "
+                   "%(default)s)")
+    s.add_argument("--margin", type=int, default=1,
+                   help="flip, caller: the bytes a departure must save "
+                   "(default: %(default)s)")
+    s.add_argument("--teachers", default=",".join(
+        map(str, inlinesearch.DEFAULT_TEACHERS)),
+        help="caller: the teachers' thresholds (default: %(default)s)")
+    s.add_argument("--budget", type=int,
+                   help="caller, edge: compiles per module besides stock "
+                   "(default: caller 40, edge 60)")
+    s.add_argument("--rounds", type=int, default=4,
+                   help="edge: rounds of moves (default: %(default)s)")
+    s.add_argument("--exhaustive", type=int, default=3,
+                   help="edge: clusters of at most this many edges are "
+                   "searched exhaustively (default: %(default)s)")
+    s.add_argument("--linked", action="store_true",
+                   help="edge: minimise what the package's link keeps of "
+                   "each module")
 
 
 def _policy_options(s, name):

@@ -327,6 +327,16 @@ class Engine:
     def recorded(self, job):
         return os.path.exists(record_path(self.out, job))
 
+    def input(self, text, suffix=".txt"):
+        """The path of a file a job reads (a decisions or callers file),
+        kept under out/inputs/ by its content's hash: a job that names it
+        names its content, so its record means the same on a rerun."""
+        key = hashlib.sha256(text.encode()).hexdigest()[:40]
+        path = os.path.join(self.out, "inputs", key[:2], key + suffix)
+        if not os.path.exists(path):
+            write_atomically(path, text)
+        return path
+
     def run(self, jobs, on_record=None):
         """[Record] of the jobs, in their order; on_record(job, record) as
         each finishes (replayed ones first). A job given more than once

@@ -66,10 +66,14 @@ class Log:
 
 def read(path):
     """The Log at path; LogError naming the path and the first problem."""
+    return _read(path, _parse)
+
+
+def _read(path, parse):
     with open(path, "rb") as f:
         data = f.read()
     try:
-        return _parse(data)
+        return parse(data)
     except (LogError, ValueError, KeyError, IndexError) as e:
         raise LogError(f"{path}: {e}") from None
 
@@ -103,3 +107,76 @@ def _parse(data):
         else:
             raise LogError(f"unexpected record {event}")
     return Log(header, features, score, contexts)
+
+
+# --- Logs as bytes: cut and relabelled by the searches ----------------------
+
+def read_contexts(path):
+    """(header bytes, [(name, bytes of its records, decisions, reward)]):
+    each context's records as they stand in the log, for a search that
+    keeps or relabels them (``observations``); LogError naming the path."""
+    return _read(path, _cut)
+
+
+def _sizes(header):
+    spec = json.loads(header)
+    return (sum(Spec(s).size for s in spec["features"]),
+            Spec(spec["score"]))
+
+
+def _cut(data):
+    end = data.index(b"\n") + 1
+    obs, score = _sizes(data[:end])
+    contexts = []  # [name, start, decisions, reward, stop]
+    pos = end
+    while pos < len(data):
+        nl = data.index(b"\n", pos)
+        event = json.loads(data[pos:nl])
+        if "context" in event:
+            contexts.append([event["context"], pos, 0, 0.0, 0])
+            pos = nl + 1
+        elif "observation" in event and contexts:
+            contexts[-1][2] += 1
+            pos = nl + 1 + obs + 1
+        elif "outcome" in event and contexts:
+            contexts[-1][3] = float(score.decode(
+                data[nl + 1:nl + 1 + score.size]).reshape(-1)[0])
+            pos = nl + 1 + score.size + 1
+        else:
+            raise LogError(f"unexpected record {event}")
+        if contexts:
+            contexts[-1][4] = pos
+    return data[:end], [(name, data[start:stop], n, r)
+                        for name, start, n, r, stop in contexts]
+
+
+def observations(header, block):
+    """A context's records (as ``read_contexts`` gives them) split into its
+    context line and its decisions, each an observation with its outcome,
+    as bytes."""
+    obs, score = _sizes(header)
+    nl = block.index(b"\n") + 1
+    head, pos, decisions = block[:nl], nl, []
+    while pos < len(block):
+        start = pos
+        pos = block.index(b"\n", pos) + 1 + obs + 1
+        pos = block.index(b"\n", pos) + 1 + score.size + 1
+        decisions.append(block[start:pos])
+    return head, decisions
+
+
+def features(header, record, names):
+    """{name: [values]} of the named features of one decision's bytes (as
+    ``observations`` gives them); LogError if one is not in the log."""
+    pos = record.index(b"\n") + 1
+    out = {}
+    for s in json.loads(header)["features"]:
+        t = Spec(s)
+        if t.name in names:
+            out[t.name] = t.decode(record[pos:pos + t.size]).reshape(
+                -1).tolist()
+        pos += t.size
+    missing = set(names) - set(out)
+    if missing:
+        raise LogError(f"no feature {', '.join(sorted(missing))} in the log")
+    return out

@@ -122,6 +122,22 @@ def linked_text(objects, tools=None, linker=None):
         return text_size(out, tools)
 
 
+def shared_inline(counts, stock_comdat):
+    """The C++ inline functions that another object of the package carries
+    at stock, so that its link keeps a copy whatever this module does:
+    ``counts`` is {function: how many of the package's stock objects carry
+    it}, ``stock_comdat`` this module's stock object's."""
+    return frozenset(f for f, c in counts.items()
+                     if c - (f in stock_comdat) >= 1)
+
+
+def linked_objective(text, functions, shared):
+    """What one module adds to its package's link: its ``.text`` less the
+    functions of ``shared`` it carries as COMDAT."""
+    return text - sum(size for f, (size, kind) in functions.items()
+                      if kind == "W" and f in shared)
+
+
 def regalloc_score(log_path):
     """The RegAllocScore of an eviction log (``-irtk-evict-log``): the sum
     over its functions of the reward after each one's last decision (LLVM's

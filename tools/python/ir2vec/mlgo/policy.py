@@ -13,7 +13,9 @@
 
 Every policy is plain data (it pickles to Dask workers) with ``key()``, the
 JSON that identifies it in a record. ``logged=True`` asks the advisor for
-its training log and its trace (products ``.log`` and ``.trace``).
+its training log and its trace (products ``.log`` and ``.trace``),
+``trace=True`` for its trace alone; ``extra`` adds the advisor's own options
+(``-irtk-inline-flip-at=3``, ``-irtk-inline-embedding=none``, ...).
 """
 
 import json
@@ -100,29 +102,36 @@ class Stock(Policy):
 
 
 class _Advisor(Policy):
-    def __init__(self, advisor, path, logged=False):
+    def __init__(self, advisor, path, logged=False, trace=False, extra=()):
         if advisor not in ADVISORS:
             raise ValueError(f"unknown advisor '{advisor}' "
                              f"({', '.join(ADVISORS)})")
         self.advisor, self.path, self.logged = advisor, path, logged
+        self.trace, self.extra = trace and advisor == "inline", tuple(extra)
         if logged:
             self.products = (".log", ".trace") if advisor == "inline" \
                 else (".log",)
+        elif self.trace:
+            self.products = (".trace",)
 
     def key(self):
-        return {"kind": self.kind, "advisor": self.advisor,
-                "path": self.path, "logged": self.logged}
+        k = {"kind": self.kind, "advisor": self.advisor, "path": self.path,
+             "logged": self.logged}
+        if self.trace:  # absent when off: older records keep their ids
+            k["trace"] = True
+        if self.extra:
+            k["extra"] = list(self.extra)
+        return k
 
     def _plugin(self, tools, policy, extra, out):
         flags = ["-fpass-plugin=" + tools.plugin, "-mllvm",
                  f"-irtk-{self.advisor}-policy={policy}"]
-        for e in extra:
+        for e in list(extra) + list(self.extra):
             flags += ["-mllvm", e]
-        if self.logged:
+        if ".log" in out:
             flags += ["-mllvm", f"-irtk-{self.advisor}-log={out['.log']}"]
-            if ".trace" in out:
-                flags += ["-mllvm",
-                          f"-irtk-{self.advisor}-trace={out['.trace']}"]
+        if ".trace" in out:
+            flags += ["-mllvm", f"-irtk-{self.advisor}-trace={out['.trace']}"]
         return flags
 
 
@@ -156,8 +165,8 @@ class Default(_Advisor):
 
     kind = "default"
 
-    def __init__(self, advisor, logged=True):
-        super().__init__(advisor, None, logged)
+    def __init__(self, advisor, logged=True, trace=False, extra=()):
+        super().__init__(advisor, None, logged, trace, extra)
 
     def optimize_flags(self, tools, out):
         if self.advisor != "inline":
