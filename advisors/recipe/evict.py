@@ -34,7 +34,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recipelib  # noqa: E402
 
-tlog = recipelib.training_log()
+tlog = recipelib.training_log
 
 
 def collect(out, runs):

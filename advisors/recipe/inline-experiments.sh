@@ -130,17 +130,19 @@ BASELINES=Oz,thr-100000,thr0,thr25,thr50,thr100,thr225
 split_corpus() { # valid|heldout
   if [[ $1 == heldout ]]; then echo "$HELDOUT"; else echo "$VALID"; fi
 }
-collect() { "$RECIPE_DIR/collect-inline.sh" --jobs "$JOBS" --plugin "$PLUGIN" "${ENGINE[@]}" "$@"; }
-summarize() { $PY "$RECIPE_DIR/summarize-inline.py" --packages --linked "$@"; }
-# The per-edge search (ir2vec.mlgo): Dask's
+# ir2vec.mlgo with the plugin, irtk-train and where the jobs run: Dask's
 # --scheduler as given, else --jobs local processes (or --workers N).
-search() { # corpus out [options]
+mlgo() { # command [options]
   local WHERE=(--workers "$JOBS")
   if ((${#ENGINE[@]})); then
     if [[ ${ENGINE[0]} == --scheduler ]]; then WHERE+=("${ENGINE[@]}"); else WHERE=("${ENGINE[@]}"); fi
   fi
-  $PY -m ir2vec.mlgo search --kind edge --corpus "$1" --out "$2" \
-    --budget "$BUDGET" --plugin "$PLUGIN" "${WHERE[@]}" "${@:3}"
+  $PY -m ir2vec.mlgo "$1" --plugin "$PLUGIN" --irtk-train "$TRAIN_BIN" "${WHERE[@]}" "${@:2}"
+}
+collect() { mlgo collect "$@" >&2; }
+summarize() { $PY "$RECIPE_DIR/summarize-inline.py" --packages --linked "$@"; }
+search() { # corpus out [options]
+  mlgo search --kind edge --corpus "$1" --out "$2" --budget "$BUDGET" "${@:3}"
 }
 result() { # step: stdin to W/results/<step>.md
   local F=$WORK/results/$1.md
@@ -194,7 +196,7 @@ step_search_train() {
   { echo '```'; cat "$WORK/search-train.json"; echo '```'; } | result search-train
 }
 
-bcmax() { # name [bcmax-train options] [-- fit options]
+bcmax() { # name [bcmax options] [-- fit options]
   local N=$1 OPTS=() FIT=("${FIT_OPTIONS[@]}")
   shift
   while (($#)); do
@@ -205,12 +207,10 @@ bcmax() { # name [bcmax-train options] [-- fit options]
     OPTS+=("$1")
     shift
   done
-  ((${#FIT[@]})) && OPTS+=(-- "${FIT[@]}")
-  $PY "$RECIPE_DIR/bcmax-train.py" --train-corpus "$TRAIN" --valid-corpus "$VALID" \
-    --out "$WORK/bcmax-$N" --sample "$TRAIN_SAMPLE" --jobs "$JOBS" "${ENGINE[@]}" \
-    --plugin "$PLUGIN" --train "$TRAIN_BIN" --rounds "$BCMAX_ROUNDS" \
+  mlgo bcmax --corpus "$TRAIN" --valid-corpus "$VALID" --out "$WORK/bcmax-$N" \
+    --sample "$TRAIN_SAMPLE" --rounds "$BCMAX_ROUNDS" \
     --baselines "Oz,searched:$WORK/search-train/decisions" \
-    --shared "$WORK/search-train/shared" "${OPTS[@]}" >/dev/null
+    --shared "$WORK/search-train/shared" --fit-options "${FIT[*]}" "${OPTS[@]}" >/dev/null
 }
 
 step_bcmax() {
@@ -250,10 +250,9 @@ step_ablation() {
 step_es() {
   local WARM F
   WARM=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$WORK/bcmax-symbolic/best.json")
-  $PY "$RECIPE_DIR/es-train.py" --corpus "$TRAIN" --out "$WORK/es" --model "$WARM" \
+  mlgo es --corpus "$TRAIN" --out "$WORK/es" --model "$WARM" --seed 1 \
     --residual --shared "$WORK/search-train/shared" --sample "$TRAIN_SAMPLE" \
-    --steps "$ES_STEPS" --perturbations "$ES_PERTURBATIONS" --jobs "$JOBS" \
-    "${ENGINE[@]}" --plugin "$PLUGIN" --train "$TRAIN_BIN" >"$WORK/es.model"
+    --steps "$ES_STEPS" --perturbations "$ES_PERTURBATIONS" >"$WORK/es.model"
   F=$(cat "$WORK/es.model")
   collect --corpus "$VALID" --out "$WORK/valid" --runs "es=$F" --embedding symbolic
   {

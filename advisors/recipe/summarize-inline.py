@@ -18,7 +18,7 @@ baseline per module) and of baselines plus runs, with per-package totals
 when --packages is given.
 
 --linked adds what the linker keeps: per package, the run's objects of
-those modules linked together (`ld -r`, recipelib.linked_text: one copy of
+those modules linked together (`ld -r`, ir2vec.mlgo.objective: one copy of
 each C++ inline function or template instance that several objects
 carry), summed over the packages; the oracles link each module's smallest
 object. The per-package table then shows linked sizes, and a last line
@@ -44,7 +44,7 @@ def package_of(module):
 
 
 def linked(data, name, objects):
-    """recipelib.linked_text of `objects`, kept in
+    """The linked .text of `objects` (ld -r), kept in
     data/linked/<name>.txt with a key of the objects' paths, sizes and
     times, and reused while the key matches."""
     key = hashlib.sha256()
@@ -59,7 +59,7 @@ def linked(data, name, objects):
         if len(old) == 2 and old[0] == key:
             return int(old[1])
     try:
-        text = recipelib.linked_text(objects, path + ".scratch")
+        text = recipelib.objective.linked_text(objects)
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
     recipelib.write_file(path, f"{key} {text}\n")

@@ -25,10 +25,10 @@
 #       --logs-from <the steps of the other packages> FIT-OPTIONS...
 #       ->  <out>/models/<name>-m<m>.json
 #     (evict: positional models, without evict_default)
-#   evict:  collect-evict.sh --corpus <corpus> --out <out>/valid --levels O2
+#   evict:  python3 -m ir2vec.mlgo collect --advisor evict --corpus <corpus> --out <out>/valid --levels O2
 #               --packages <valid> --runs default,<name>-m<m>=...
 #           scored by evict.py scores (RegAllocScore) -> <out>/<name>-scores.json
-#   inline: collect-inline.sh --corpus <out>/valid-corpus (links to the
+#   inline: python3 -m ir2vec.mlgo collect --corpus <out>/valid-corpus (links to the
 #               validation packages' bitcode) --out <out>/valid
 #               --runs Oz,<name>-m<m>=...
 #           scored by total .text -> <out>/<name>-valid.tsv
@@ -43,7 +43,7 @@
 #   --name NAME      model name prefix (default: the advisor's name)
 #   --embedding KIND, --vocab FILE
 #                    inline: the embedding features the validation compiles
-#                    give the models (collect-inline.sh's options), as the
+#                    give the models (collect --runs's options), as the
 #                    steps' logs were made with
 #   FIT-OPTIONS      more irtk-train fit options, e.g. --no-embeddings
 #                    --hidden 32,16 --epochs 40
@@ -95,6 +95,7 @@ NAME=${NAME:-$ADVISOR}
 [[ -x $TRAIN ]] || die "$TRAIN: no irtk-train; build it first"
 want_positive --jobs "$JOBS"
 mkdir -p "$OUT/models"
+use_mlgo /usr/bin/python3 "$ROOT"
 
 # The steps of every package but the validation ones (a step's log is
 # steps/<level>/<package>/<module>.log); for the inliner, the validation
@@ -140,9 +141,9 @@ done
 # Each run's total score over the modules every run compiled (lower is
 # better): RegAllocScore for the eviction advisor, .text for the inliner.
 if [[ $ADVISOR == evict ]]; then
-  "$RECIPE_DIR/collect-evict.sh" --corpus "$CORPUS" --out "$OUT/valid" \
-    --levels O2 --packages "$VALID" --runs "$RUNS" --jobs "$JOBS" \
-    --plugin "$PLUGIN"
+  /usr/bin/python3 -m ir2vec.mlgo collect --advisor evict --corpus "$CORPUS" \
+    --out "$OUT/valid" --levels O2 --packages "$VALID" --runs "$RUNS" \
+    --workers "$JOBS" --plugin "$PLUGIN" >&2
   /usr/bin/python3 "$RECIPE_DIR/evict.py" scores "$OUT/valid" --runs "$NAMES" |
     tee "$OUT/$NAME-scores.json"
   TOTALS=$(/usr/bin/python3 -c '
@@ -150,9 +151,9 @@ import json, sys
 for run, r in json.load(open(sys.argv[1]))["runs"].items():
     print(run, r["score"])' "$OUT/$NAME-scores.json")
 else
-  "$RECIPE_DIR/collect-inline.sh" --corpus "$OUT/valid-corpus" \
-    --out "$OUT/valid" --runs "$RUNS" --jobs "$JOBS" --plugin "$PLUGIN" \
-    "${COLLECT[@]}"
+  /usr/bin/python3 -m ir2vec.mlgo collect --corpus "$OUT/valid-corpus" \
+    --out "$OUT/valid" --runs "$RUNS" --workers "$JOBS" --plugin "$PLUGIN" \
+    "${COLLECT[@]}" >&2
   TOTALS=$(/usr/bin/python3 - "$RECIPE_DIR" "$OUT/valid" "$NAMES" "$OUT/$NAME-valid.tsv" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])

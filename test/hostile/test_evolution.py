@@ -4,7 +4,7 @@
 """Class 4 of the hostile inputs: evolution strategies given what they
 cannot use.
 
-Every row is an irtk-train es-* command (or es-train.py) and the state it
+Every row is an irtk-train es-* command (or ir2vec.mlgo es) and the state it
 starts from: options whose candidates or updates would not load, a
 checkpoint that is not whole, a model the checkpoint was not started from,
 an empty option value. The command must refuse with one error line, exit
@@ -13,16 +13,14 @@ write none of the outputs named.
 """
 
 import os
-import sys
 import unittest
 
 import harness
 import trained
-from harness import SOURCE_ROOT, tool
+from harness import mlgo, tool
 
 TRAIN = tool("irtk-train")
 MODEL = trained.MODEL
-ES_TRAIN = str(SOURCE_ROOT / "advisors" / "recipe" / "es-train.py")
 
 
 def es_start(*options):
@@ -117,19 +115,18 @@ ROWS = [
       "r.txt": trained.rewards},
      UPDATE, 1, ["was started from another model"], []),
     # The driver: one error line, nothing recorded.
-    ("es-train.py --sigma nan", {"m.json": MODEL},
-     [sys.executable, ES_TRAIN, "--corpus", "{dir}/corpus", "--out",
-      "{dir}/out", "--model", "{dir}/m.json", "--train", TRAIN,
-      "--sigma", "nan"], 1, ["--sigma must be a positive number"],
-     ["out"]),
-    ("es-train.py --sigma 1e300",
+    ("ir2vec.mlgo es --sigma nan", {"m.json": MODEL},
+     mlgo("es", "--corpus", "{dir}/corpus", "--out", "{dir}/out", "--model",
+          "{dir}/m.json", "--irtk-train", TRAIN, "--sigma", "nan"), 1,
+     ["--sigma must be a positive number"], ["out"]),
+    ("ir2vec.mlgo es --sigma 1e300",
      {"m.json": MODEL, "corpus/corpus_description.json":
       trained.corpus_description},
-     [sys.executable, ES_TRAIN, "--corpus", "{dir}/corpus", "--out",
-      "{dir}/out", "--model", "{dir}/m.json", "--train", TRAIN,
-      "--sigma", "1e300", "--perturbations", "2"], 1,
+     mlgo("es", "--corpus", "{dir}/corpus", "--out", "{dir}/out", "--model",
+          "{dir}/m.json", "--irtk-train", TRAIN, "--sigma", "1e300",
+          "--perturbations", "2"), 1,
      ["not written: candidate 0", "overflows double"],
-     ["out/search.json", "out/checkpoint.json"]),
+     ["out/params.json", "out/checkpoint.json"]),
 ]
 
 

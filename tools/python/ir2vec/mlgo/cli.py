@@ -7,7 +7,8 @@ Commands:
   toolchain   what this package finds (clang, opt, the plugin, irtk-train)
   corpus      a corpus's modules and packages; --write DIR writes the
               selection (a sample) as a corpus
-  collect     compile every module under a policy; records and totals
+  collect     compile every module under a policy (or the inline
+              advisor's named runs, --runs); records and totals
   extract     a corpus from a user's build: compile_commands.json compiled
               again to pre-optimisation bitcode, or the bitcode embedded in
               objects (-Xclang -fembed-bitcode=all)
@@ -29,6 +30,10 @@ Commands:
               held-out corpus reports
   search      an inlining search per module (--kind flip, caller or
               edge): the labels imitation and BC-Max learn from
+  bcmax       BC-Max for the inline advisor: rounds of imitation of each
+              module's best run so far; validation chooses the margin
+  es          evolution strategies for the inline advisor from a warm
+              start, rewarded by .text (or what the link keeps)
 """
 
 import argparse
@@ -36,10 +41,13 @@ import collections
 import contextlib
 import json
 import os
+import shlex
+import subprocess
 import sys
 import time
 
-from . import edgesearch, extract, inlinesearch, nearest, report, tune
+from . import (bcmax, edgesearch, es, evictsearch, extract, inlinesearch,
+               nearest, report, runs, tune)
 from .corpus import Corpus, CorpusError
 from .engine import (Engine, EngineError, Job, record_path, summary,
                      write_atomically)
@@ -203,7 +211,15 @@ def _policy(args):
 
 
 def cmd_collect(args):
+    if args.advisor == "evict":
+        if not args.runs:
+            raise UsageError("--advisor evict collects --runs (default, "
+                             "NAME=MODEL)")
+        if not args.levels:
+            args.levels = "O2"  # optimised bitcode, as llc -O2 compiles it
     c = _corpus(args)
+    if args.runs:
+        return _collect_runs(args, c)
     policy = _policy(args)
     jobs = [Job(m, c.bitcode(m), policy, tuple(args.flag)) for m in c]
     with _engine(args, {"command": "collect"}) as engine:
@@ -218,22 +234,30 @@ SEARCH_BUDGETS = {"caller": 40, "edge": 60}
 
 
 def _search_options(args, corpus):
-    """The inlining search's Options from the command line, checked."""
+    """The search's Options from the command line, checked."""
     try:
         teachers = tuple(int(t) for t in args.teachers.split(","))
+        alternatives = tuple(int(j) for j in args.alternatives.split(","))
     except ValueError:
-        raise UsageError(f"--teachers: expected integers, got "
-                         f"'{args.teachers}'") from None
+        raise UsageError("--teachers and --alternatives: expected integers, "
+                         f"got '{args.teachers}', '{args.alternatives}'") \
+            from None
     budget = SEARCH_BUDGETS.get(args.kind, 0) if args.budget is None \
         else args.budget
-    if budget < 0 or args.rounds < 0 or args.depth < 0:
+    evict = args.kind == "evict"
+    depth = (8 if evict else 16) if args.depth is None else args.depth
+    margin = (0.001 if evict else 1) if args.margin is None else args.margin
+    if not evict and margin != int(margin):
+        raise UsageError("--margin: bytes, a whole number")
+    if budget < 0 or args.rounds < 0 or depth < 0:
         raise UsageError("--budget, --rounds and --depth must not be "
                          "negative")
     if not 0 <= args.exhaustive <= 8:
         raise UsageError("--exhaustive is 0 to 8")
     return inlinesearch.Options(
-        corpus.root, args.embedding, args.depth, args.margin, teachers,
-        budget, args.rounds, args.exhaustive, args.linked)
+        corpus.root, args.embedding, depth,
+        margin if evict else int(margin), teachers, budget, args.rounds,
+        args.exhaustive, args.linked, alternatives)
 
 
 def _search_params(kind, opts):
@@ -251,9 +275,11 @@ def _search_params(kind, opts):
 
 
 def cmd_search(args):
+    kind = args.kind
+    if kind == "evict" and not args.levels:
+        args.levels = "O2"  # optimised bitcode, as llc -O2 compiles it
     c = _corpus(args)
     opts = _search_options(args, c)
-    kind = args.kind
     with _engine(args, _search_params(kind, opts),
                  functions=kind == "edge") as engine:
         out = engine.out
@@ -263,8 +289,10 @@ def cmd_search(args):
                                         opts, out)
             fn = _partial(edgesearch.edge_module, opts=opts, out=out)
         else:
-            fn = _partial(inlinesearch.flip_module if kind == "flip"
-                          else inlinesearch.caller_module, opts=opts)
+            fn = _partial({"flip": inlinesearch.flip_module,
+                           "caller": inlinesearch.caller_module,
+                           "evict": evictsearch.evict_module}[kind],
+                          opts=opts)
         res = engine.map(fn, list(c), Progress(len(c), f"search {kind}"))
     results = dict(zip(c, res))
     if kind == "edge":
@@ -275,10 +303,95 @@ def cmd_search(args):
             print(f"{PROG} search: {line}", file=sys.stderr)
     elif kind == "flip":
         summary_ = inlinesearch.flip_outputs(out, results, opts)
-    else:
+    elif kind == "caller":
         summary_ = inlinesearch.caller_outputs(out, results, opts)
+    else:
+        summary_ = evictsearch.evict_outputs(out, results)
     print(json.dumps(summary_))
-    return 0 if summary_["modules"] or not results else 1
+    searched = summary_["functions"] if kind == "evict" \
+        else summary_["modules"]
+    return 0 if searched or not results else 1
+
+
+def _collect_runs(args, c):
+    """collect --runs: the inline advisor's named runs (ir2vec.mlgo.runs),
+    laid out per run under --out, the engine's records in --out/engine."""
+    try:
+        teachers = tuple(int(t) for t in args.teachers.split(","))
+    except ValueError:
+        raise UsageError(f"--teachers: expected integers, got "
+                         f"'{args.teachers}'") from None
+    try:
+        rs = runs.parse(args.runs, teachers, args.advisor)
+    except runs.RunError as e:
+        raise UsageError(str(e)) from None
+    if args.vocab and not os.path.isfile(args.vocab):
+        raise UsageError(f"--vocab: no file '{args.vocab}'")
+    out = os.path.abspath(args.out)
+    with _engine(args, {"command": "collect"},
+                 out=os.path.join(out, "engine")) as engine:
+        table = runs.collect(engine, c, rs, out, teachers, args.embedding,
+                             args.vocab, Progress(len(c) * len(rs),
+                                                  "collect"), args.advisor)
+    totals = {name: {"modules": len(recs),
+                     "failed": sum(1 for r in recs.values() if not r.ok),
+                     "text": sum(r.text for r in recs.values() if r.ok)}
+              for name, recs in table.items()}
+    print(json.dumps({"runs": totals}))
+    return 0 if any(t["failed"] < t["modules"] for t in totals.values()) \
+        else 1
+
+
+def _margins(text):
+    try:
+        values = [float(m) for m in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--margins: expected numbers, got '{text}'") \
+            from None
+    return [int(m) if m == int(m) else m for m in values]
+
+
+def cmd_bcmax(args):
+    train = _corpus(args)
+    valid = Corpus(args.valid_corpus)
+    baselines = [b for b in args.baselines.split(",") if b]
+    if "Oz" not in baselines:
+        raise UsageError("--baselines must include Oz")
+    try:
+        runs.parse(",".join(baselines))
+    except runs.RunError as e:
+        raise UsageError(f"--baselines: {e}") from None
+    if args.rounds < 0:
+        raise UsageError("--rounds must not be negative")
+    margins = _margins(args.margins)
+    fit = shlex.split(args.fit_options)
+    vocab = os.path.abspath(args.vocab) if args.vocab else None
+    shared = os.path.abspath(args.shared) if args.shared else None
+    params = {"train corpus": train.root, "valid corpus": valid.root,
+              "baselines": baselines, "margins": margins,
+              "sample": args.sample, "embedding": args.embedding,
+              "vocab": vocab, "fit": fit,
+              # Only with --shared: the records of earlier runs stay valid.
+              **({"shared": shared} if shared else {})}
+    with _client(args) as client:
+        trainer = bcmax.Trainer(
+            os.path.abspath(args.out), train, valid, baselines, margins, fit,
+            args.embedding, vocab, shared, params, tools=_tools(args),
+            workers=args.workers, client=client, timeout=args.timeout)
+        model = trainer.run(args.rounds)
+    if model:
+        print(model)
+    return 0
+
+
+def cmd_es(args):
+    es.check_options(args)  # before anything is read or written
+    c = _corpus(args)
+    with _client(args) as client:
+        model = es.Evolution(os.path.abspath(args.out), c, args, _tools(args),
+                             args.workers, client, args.timeout).run()
+    print(model)
+    return 0
 
 
 def cmd_extract(args):
@@ -800,6 +913,10 @@ COMMANDS = {
     "search": (cmd_search, "an inlining search per module: one flipped "
                "decision, a teacher per caller, or a decision per call "
                "edge", {}),
+    "bcmax": (cmd_bcmax, "BC-Max for the inline advisor: rounds of "
+              "imitation of each module's best run so far", {}),
+    "es": (cmd_es, "evolution strategies for the inline advisor, rewarded "
+           "by the .text of every module", {}),
 }
 
 
@@ -831,12 +948,27 @@ def parser():
             s.add_argument("--policy", default="stock",
                            choices=["stock", "default", "model", "replay"])
             s.add_argument("--advisor", default="inline",
-                           choices=["inline"])
+                           choices=["inline", "evict"],
+                           help="evict: with --runs (default, "
+                           "NAME=MODEL), llc -O2 of optimised bitcode")
             s.add_argument("--policy-file", help="the model or decisions")
             s.add_argument("--log", action="store_true",
                            help="keep the advisor's log and trace")
             s.add_argument("--flag", action="append", default=[],
                            help="a clang flag for every compile (repeat)")
+            s.add_argument("--runs", help="the inline advisor's named runs "
+                           "instead of --policy (Oz, thr<N>, NAME=MODEL, "
+                           "NAME@CALLERS-DIR, NAME:DECISIONS-DIR), each "
+                           "logged and laid out under --out/<run>/")
+            s.add_argument("--teachers", default=",".join(
+                map(str, runs.DEFAULT_TEACHERS)),
+                help="--runs: the teachers logged (default: %(default)s)")
+            s.add_argument("--embedding", default="symbolic",
+                           choices=["none", "symbolic", "flow-aware"],
+                           help="--runs: the embedding features logged "
+                           "(default: %(default)s)")
+            s.add_argument("--vocab", help="--runs: the vocabulary of the "
+                           "embedding features (default: the bundled one)")
         if name == "settings":
             s.add_argument("--table", default="size",
                            choices=["size", "inliner"])
@@ -895,6 +1027,14 @@ def parser():
             _policy_options(s, name)
         if name == "search":
             _search_arguments(s)
+        if name == "bcmax":
+            _bcmax_arguments(s)
+        if name == "es":
+            _es_arguments(s)
+        if name in ("bcmax", "es"):
+            s.add_argument("--shared", help="judge by what each package's "
+                           "link keeps: the C++ inline functions shared at "
+                           "stock (shared/ of search --kind edge --linked)")
         if name == "choose":
             s.add_argument("--policy", required=True,
                            help="a policy nearest --save or learn --save "
@@ -905,21 +1045,78 @@ def parser():
     return p
 
 
-def _search_arguments(s):
-    s.add_argument("--kind", required=True, choices=["flip", "caller", "edge"],
-                   help="flip: each of the first --depth decisions flipped "
-                   "alone; caller: a teacher per caller, greedily; edge: "
-                   "a decision per call edge")
+def _bcmax_arguments(s):
+    s.add_argument("--valid-corpus", required=True,
+                   help="the validation corpus (chooses the margin)")
+    s.add_argument("--baselines", required=True,
+                   help="the first teachers: runs of collect --runs, Oz "
+                   "among them (e.g. Oz,searched:DIR/decisions)")
+    s.add_argument("--rounds", type=int, default=3,
+                   help="rounds; more continue a finished run (default: "
+                   "%(default)s)")
+    s.add_argument("--margins", default="0,1,2,4",
+                   help="the default margins validation chooses from "
+                   "(default: %(default)s)")
     s.add_argument("--embedding", default="symbolic",
                    choices=["none", "symbolic", "flow-aware"],
-                   help="flip, caller: the embedding features of the logs "
-                   "(default: %(default)s)")
-    s.add_argument("--depth", type=int, default=16,
-                   help="flip: the decisions searched (default: "
+                   help="the embedding features of the logs (default: "
                    "%(default)s)")
-    s.add_argument("--margin", type=int, default=1,
+    s.add_argument("--vocab", help="the vocabulary of the embedding "
+                   "features (default: the bundled one)")
+    s.add_argument("--fit-options", default="",
+                   help="irtk-train fit options for every model, as one "
+                   "string (e.g. '--hidden 32 --epochs 20')")
+
+
+def _es_arguments(s):
+    s.add_argument("--model", required=True,
+                   help="the warm-start model (irtk-mlp, inline advisor)")
+    s.add_argument("--steps", type=int, default=10,
+                   help="steps; more continue a finished run (default: "
+                   "%(default)s)")
+    s.add_argument("--perturbations", type=int, default=100,
+                   help="candidates a step, even (default: %(default)s)")
+    s.add_argument("--sigma", type=float, default=0.025,
+                   help="the perturbations' scale (default: %(default)s, a "
+                   "warm start's; MLGO's cold start: 0.5)")
+    s.add_argument("--step-size", type=float, default=0.01,
+                   help="(default: %(default)s)")
+    s.add_argument("--modules-per-step", type=int, default=0,
+                   help="judge each step on this many modules, drawn per "
+                   "step (default: all)")
+    s.add_argument("--relative-noise", action="store_true")
+    s.add_argument("--residual", action="store_true",
+                   help="start from exactly -Oz (docs/InlineTraining.md)")
+    s.add_argument("--keep-hidden", action="store_true",
+                   help="with --residual: keep the warm model's hidden "
+                   "layers")
+    s.add_argument("--layers", help="perturb only these layers (irtk-train "
+                   "es-start --layers: indices from 0, or 'last')")
+    s.set_defaults(seed=1)
+
+
+def _search_arguments(s):
+    s.add_argument("--kind", required=True,
+                   choices=["flip", "caller", "edge", "evict"],
+                   help="inlining: flip (each of the first --depth "
+                   "decisions flipped alone), caller (a teacher per "
+                   "caller, greedily) or edge (a decision per call edge); "
+                   "eviction: evict (one-step deviations per function)")
+    s.add_argument("--embedding", default="symbolic",
+                   choices=["none", "symbolic", "flow-aware"],
+                   help="flip, caller, evict: the embedding features of "
+                   "the logs (evict: none or not) (default: %(default)s)")
+    s.add_argument("--depth", type=int,
+                   help="flip, evict: the decisions searched (default: "
+                   "flip 16, evict 8)")
+    s.add_argument("--margin", type=float,
                    help="flip, caller: the bytes a departure must save "
-                   "(default: %(default)s)")
+                   "(default 1); evict: the relative score it must save "
+                   "(default 0.001)")
+    s.add_argument("--alternatives", default="-1,0,1",
+                   help="evict: the departures tried at each step (-1: no "
+                   "eviction; j: the j-th other candidate) (default: "
+                   "%(default)s)")
     s.add_argument("--teachers", default=",".join(
         map(str, inlinesearch.DEFAULT_TEACHERS)),
         help="caller: the teachers' thresholds (default: %(default)s)")
@@ -974,6 +1171,11 @@ def main(argv=None):
         print(f"{PROG} {args.command}: {e}", file=sys.stderr)
         return 2
     except (CorpusError, EngineError, ExtractError, MissingTool,
-            PipelineError, LogError, OutputError, OSError) as e:
+            PipelineError, LogError, OutputError, OSError, runs.RunError,
+            bcmax.BCMaxError, es.ESError) as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as e:
+        print(f"{PROG} {args.command}: error: {os.path.basename(e.cmd[0])} "
+              f"{e.cmd[1]} failed (exit {e.returncode})", file=sys.stderr)
         return 1

@@ -20,7 +20,7 @@ evolution-strategies candidates, and most pipeline variants, leave most
 modules exactly as -Oz does.
 
 **Records** (``records/<id>.json``, written atomically and last) hold the
-job, the status (``ok``, ``failed`` or ``timeout``, with the stage and the
+job, the command its first stage ran, the status (``ok``, ``failed`` or ``timeout``, with the stage and the
 compiler's first error line), the ``.text`` bytes, the hash of the
 optimised IR, whether the cache hit, the seconds of each stage, the object
 and the policy's products (its log and trace, when asked). A rerun replays
@@ -78,6 +78,31 @@ def write_atomically(path, data):
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
+
+
+def keep_params(path, doc):
+    """Records ``doc`` (what a directory's records depend on) at ``path``,
+    or checks that it is what is recorded there: EngineError naming the
+    first difference, so that records always mean what their directory
+    says."""
+    doc = json.loads(json.dumps(doc))  # tuples as lists, as read back
+    if os.path.exists(path):
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = json.load(f)
+        except (OSError, ValueError) as e:
+            raise EngineError(f"{path}: cannot read it: {e}") from e
+        if old != doc:
+            what = [k for k in list(doc) + list(old)
+                    if old.get(k) != doc.get(k)]
+            raise EngineError(
+                f"{path}: the records in {os.path.dirname(path)} were made "
+                f"with other {' and '.join(dict.fromkeys(what))} "
+                f"({json.dumps(old.get(what[0]))}, not "
+                f"{json.dumps(doc.get(what[0]))}); use another output "
+                "directory")
+        return
+    write_atomically(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
 def _digest(obj):
@@ -205,22 +230,15 @@ def _alive(pid):
 
 
 def _run_job(out, job, tools, timeout, functions, tmp, rec):
-    opt_bc = os.path.join(tmp, "opt.bc")
     products = {s: os.path.join(tmp, "product" + s)
                 for s in job.policy.products}
-    try:
-        argv = job.policy.optimize(tools, job, job.bitcode, opt_bc, products)
-    except Exception as e:  # a policy that cannot be built: the job fails
-        rec.update(status="failed", stage="optimize", error=str(e))
+    if getattr(job.policy, "stage", "clang") == "llc":
+        _run_llc(out, job, tools, timeout, functions, tmp, rec, products)
         return
-    status, error, secs = _Stage("optimize", argv, timeout).run()
-    rec["seconds"]["optimize"] = round(secs, 4)
-    missing = [s for s in [".bc"] + list(products)
-               if not os.path.exists(opt_bc if s == ".bc" else products[s])]
-    if status == "ok" and missing:
-        status, error = "failed", f"no {', '.join(missing)} written"
-    if status != "ok":
-        rec.update(status=status, stage="optimize", error=error)
+    opt_bc = os.path.join(tmp, "opt.bc")
+    if not _stage(rec, "optimize", lambda: job.policy.optimize(
+            tools, job, job.bitcode, opt_bc, products), timeout,
+            [opt_bc] + list(products.values())):
         return
     ir = _hash_file(opt_bc)
     cg = codegen_argv(tools, job, "{in}", "{out}")
@@ -235,28 +253,70 @@ def _run_job(out, job, tools, timeout, functions, tmp, rec):
     else:
         rec["cache"] = "miss"
         tmp_obj = os.path.join(tmp, "module.o")
-        status, error, secs = _Stage(
-            "codegen", codegen_argv(tools, job, opt_bc, tmp_obj),
-            timeout).run()
-        rec["seconds"]["codegen"] = round(secs, 4)
-        if status == "ok" and not os.path.exists(tmp_obj):
-            status, error = "failed", "no object written"
-        if status != "ok":
-            rec.update(status=status, stage="codegen", error=error)
+        if not _stage(rec, "codegen", lambda: codegen_argv(
+                tools, job, opt_bc, tmp_obj), timeout, [tmp_obj]):
             return
-        try:
-            measures = {"text": objective.text_size(tmp_obj, tools)}
-            if functions:
-                measures["functions"] = objective.object_functions(
-                    tmp_obj, tools)
-        except (objective.MeasureError, OSError) as e:
-            rec.update(status="failed", stage="measure", error=str(e))
+        measures = _measure(rec, tmp_obj, tools, functions)
+        if measures is None:
             return
         os.makedirs(os.path.dirname(obj), exist_ok=True)
         os.replace(tmp_obj, obj)
         write_atomically(cached, json.dumps(measures, sort_keys=True))
     if functions and "functions" not in measures:
         measures["functions"] = objective.object_functions(obj, tools)
+    _done(out, job, rec, measures, obj, products)
+
+
+def _run_llc(out, job, tools, timeout, functions, tmp, rec, products):
+    """An llc job: one stage from the (optimised) bitcode to the object,
+    the advisor deciding there. Nothing is cached: the compile is what
+    writes the products."""
+    tmp_obj = os.path.join(tmp, "module.o")
+    if not _stage(rec, "codegen", lambda: job.policy.llc_argv(
+            tools, job, job.bitcode, tmp_obj, products), timeout,
+            [tmp_obj] + list(products.values())):
+        return
+    measures = _measure(rec, tmp_obj, tools, functions)
+    if measures is None:
+        return
+    obj = os.path.join(out, "objects", job.id[:2], job.id + ".o")
+    os.makedirs(os.path.dirname(obj), exist_ok=True)
+    os.replace(tmp_obj, obj)
+    _done(out, job, rec, measures, obj, products)
+
+
+def _stage(rec, name, argv, timeout, outputs):
+    """Runs one stage (argv() builds its command) and records it; False,
+    with the failure recorded, when it fails or leaves an output out."""
+    try:
+        command = argv()
+    except Exception as e:  # a policy that cannot be built: the job fails
+        rec.update(status="failed", stage=name, error=str(e))
+        return False
+    rec.setdefault("command", command)  # what ran (the plugin's path, say)
+    status, error, secs = _Stage(name, command, timeout).run()
+    rec["seconds"][name] = round(secs, 4)
+    missing = [os.path.basename(p) for p in outputs if not os.path.exists(p)]
+    if status == "ok" and missing:
+        status, error = "failed", f"no {', '.join(missing)} written"
+    if status != "ok":
+        rec.update(status=status, stage=name, error=error)
+        return False
+    return True
+
+
+def _measure(rec, obj, tools, functions):
+    try:
+        measures = {"text": objective.text_size(obj, tools)}
+        if functions:
+            measures["functions"] = objective.object_functions(obj, tools)
+        return measures
+    except (objective.MeasureError, OSError) as e:
+        rec.update(status="failed", stage="measure", error=str(e))
+        return None
+
+
+def _done(out, job, rec, measures, obj, products):
     rec.update(measures)
     rec["object"] = os.path.relpath(obj, out)
     kept = {}
@@ -300,25 +360,9 @@ class Engine:
         self._check_params()
 
     def _check_params(self):
-        path = os.path.join(self.out, PARAMS_NAME)
-        doc = {"format": FORMAT, "params": self.params,
-               "compiler": self.tools.identity()}
-        doc = json.loads(json.dumps(doc))  # tuples as lists, as read back
-        if os.path.exists(path):
-            try:
-                with open(path, encoding="utf-8") as f:
-                    old = json.load(f)
-            except (OSError, ValueError) as e:
-                raise EngineError(f"{path}: cannot read it: {e}") from e
-            if old != doc:
-                what = [k for k in doc if old.get(k) != doc[k]]
-                raise EngineError(
-                    f"{path}: the records in {self.out} were made with other "
-                    f"{' and '.join(what)} ({json.dumps(old.get(what[0]))}, "
-                    f"not {json.dumps(doc[what[0]])}); use another output "
-                    "directory")
-            return
-        write_atomically(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        keep_params(os.path.join(self.out, PARAMS_NAME),
+                    {"format": FORMAT, "params": self.params,
+                     "compiler": self.tools.identity()})
 
     def path(self, rel):
         """The absolute path of a path a record holds (object, products)."""

@@ -15,6 +15,8 @@ what imitation (``irtk-train fit``) and BC-Max learn from.
   (``-irtk-inline-follow-callers``); a step is kept when it saves at least
   ``margin`` bytes.
 - ``edge``: the decision of every call edge (``ir2vec.mlgo.edgesearch``).
+- ``evict``: the eviction advisor's one-step deviations
+  (``ir2vec.mlgo.evictsearch``).
 
 Every compile is an engine job (clang ``-Oz`` with irtk's inline advisor,
 its default policy, logged and traced), so a search is resumable and runs
@@ -56,6 +58,7 @@ class Options:
     rounds: int = 4
     exhaustive: int = 3
     linked: bool = False
+    alternatives: tuple = (-1, 0, 1)
 
     def bitcode(self, module):
         return os.path.join(self.corpus, module + ".bc")

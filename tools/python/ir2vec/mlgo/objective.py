@@ -34,7 +34,10 @@ def _run(argv):
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode != 0:
         first = (done.stderr.strip().splitlines() or ["failed"])[0]
-        raise MeasureError(f"{os.path.basename(argv[0])}: {first}")
+        name = os.path.basename(argv[0])
+        if not first.startswith(name + ":"):
+            first = f"{name}: {first}"
+        raise MeasureError(first)
     return done.stdout
 
 

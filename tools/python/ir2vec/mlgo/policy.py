@@ -11,6 +11,10 @@
   gives (``-irtk-inline-decisions``);
 - ``Pipeline`` (``ir2vec.mlgo.pipeline``): an ``opt`` pass pipeline.
 
+The eviction advisor decides in code generation: its policies' jobs are
+``llc`` jobs (``stage == "llc"``) on optimised bitcode, one stage that
+writes the object.
+
 Every policy is plain data (it pickles to Dask workers) with ``key()``, the
 JSON that identifies it in a record. ``logged=True`` asks the advisor for
 its training log and its trace (products ``.log`` and ``.trace``),
@@ -122,6 +126,31 @@ class _Advisor(Policy):
         if self.extra:
             k["extra"] = list(self.extra)
         return k
+
+    @property
+    def stage(self):
+        """Where the advisor decides: the eviction advisor in code
+        generation (an ``llc`` job on optimised bitcode), the inliner in
+        clang's pipeline."""
+        return "llc" if self.advisor == "evict" else "clang"
+
+    def llc_argv(self, tools, job, src, dst, out):
+        """An llc job's one stage: optimised bitcode to the object, with
+        the plugin's eviction advisor (``policy`` default or model)."""
+        argv = [tools.llc, "-" + job.level, "-filetype=obj", src, "-o", dst]
+        if job.target:
+            argv.append("-mtriple=" + job.target)
+        if self.kind == "replay":
+            raise ValueError("replay is for the inline advisor")
+        argv += ["-load-pass-plugin=" + tools.plugin,
+                 "-irtk-evict-policy=" + ("model" if self.kind == "model"
+                                          else "default")]
+        if self.kind == "model":
+            argv.append("-irtk-evict-model=" + self.path)
+        argv += list(self.extra)
+        if ".log" in out:
+            argv.append("-irtk-evict-log=" + out[".log"])
+        return argv
 
     def _plugin(self, tools, policy, extra, out):
         flags = ["-fpass-plugin=" + tools.plugin, "-mllvm",
