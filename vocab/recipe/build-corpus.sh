@@ -17,8 +17,9 @@
 # translation unit and level (the inline-* splits: pre-optimisation bitcode,
 # see below). How each package is compiled (its configure steps, files, flags
 # and generated headers) is its recipe in corpus-recipes.txt, a table that
-# corpus-recipes.py interprets: adding a package is adding its recipe there
+# build-corpus.py interprets: adding a package is adding its recipe there
 # and its line in packages.txt.
+#
 # Each split is an MLGO corpus (mlgo-utils' layout):
 #
 #   <work>/<split>/corpus_description.json
@@ -233,10 +234,10 @@ level_flags() { # level
 }
 
 # --- Package recipes ------------------------------------------------------------------
-# corpus-recipes.txt says how each package is compiled; corpus-recipes.py
-# lists its prep steps and prints its job lines, "<package>\t<file>\t<flags>"
-# with the flags shell-quoted.
-recipes() { "$PYTHON" "$RECIPE_DIR/corpus-recipes.py" "$RECIPE_DIR/corpus-recipes.txt" "$@"; }
+# corpus-recipes.txt says how each package is compiled; build-corpus.py lists
+# its prep steps and prints its job lines, "<package>\t<file>\t<flags>" with
+# the flags shell-quoted (and writes the corpus descriptions and manifest).
+corpus_py() { "$PYTHON" "$RECIPE_DIR/build-corpus.py" "$@"; }
 
 # Runs a package's prep steps (configure, make) in its source directory, each
 # until it succeeds once: its stamp file then exists.
@@ -250,7 +251,7 @@ prep() { # package dir
       return
     fi
     touch "$2/$STAMP"
-  done < <(recipes prep "$1")
+  done < <(corpus_py prep "$1")
 }
 
 # --- 1. Work directory and package list ---------------------------------------------
@@ -282,7 +283,7 @@ for S in "${SPLIT_LIST[@]}"; do rm -f "$LOGS/cc-$S-"*.log; done
 
 declare -A PKG_LANG PKG_SPLITS
 PKGS=() # the packages of the requested splits, in list order
-HAVE_RECIPE=$(recipes list)
+HAVE_RECIPE=$(corpus_py list)
 while read -r NAME LANGUAGE REST; do
   [[ -z $NAME || $NAME == \#* ]] && continue
   read -r -a PS <<<"$REST"
@@ -355,7 +356,7 @@ for P in "${PKGS[@]}"; do
   V=$(dpkg-parsechangelog -l "$D/debian/changelog" -S Version 2>/dev/null || echo unknown)
   printf '%s\t%s\t%s\t%s\t%s\n' "$P" "${PKG_LANG[$P]}" "$V" "${PKG_SPLITS[$P]}" \
     "$D" >>"$PACKAGE_TABLE"
-  recipes jobs "$P" "$D" "$GEN/$P" "$SRC" >"$STATE/files-$P.tsv"
+  corpus_py jobs "$P" "$D" "$GEN/$P" "$SRC" >"$STATE/files-$P.tsv"
   N=0
   while IFS=$'\t' read -r _ FILE FLAGS; do
     REL=${FILE#"$D"/}
@@ -448,112 +449,7 @@ if ((TODO)); then run_jobs "$JOBS" compile_one "$STATE/todo.tsv" "$STATE/progres
 
 # --- 6. Corpus descriptions, manifest, summary -----------------------------------------
 "$CLANG" --version | head -n1 >"$STATE/clang-version"
-TRAIN_PACKAGES=$("$PYTHON" - "$WORK" "$STATE" "$LEVELS_PER_FILE" "${SPLIT_LIST[@]}" <<'PY'
-import json, os, sys
-
-work, state, k, splits = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-policy = {
-    "train": {"levels": ["O0", "O1", "O2", "O3", "Os", "Oz"], "levels_per_file": k,
-              "sampling": "the first levels_per_file of the permutation number "
-                          "cksum('<package>/<file>') mod 720 of the levels"},
-    "heldout": {"levels": ["O0", "O2", "Oz"], "levels_per_file": 3},
-    "bench": {"levels": ["O2"], "levels_per_file": 1},
-}
-for s, of in (("inline-train", "train or inline-train, except inline-valid"),
-              ("inline-valid", "inline-valid"),
-              ("inline-heldout", "heldout or inline-heldout")):
-    policy[s] = {"levels": ["Oz-preopt"], "levels_per_file": 1,
-                 "flags": {"Oz-preopt": "-Oz -Xclang -disable-llvm-passes"},
-                 "packages": f"those whose splits include {of}"}
-packages = {}
-with open(os.path.join(state, "packages.tsv")) as f:
-    for line in f:
-        name, lang, version, psplits, _ = line.rstrip("\n").split("\t")
-        packages[name] = {"name": name, "language": lang, "version": version}
-table = {s: [] for s in splits}
-with open(os.path.join(state, "modules.tsv")) as f:
-    for line in f:
-        s, mod, pkg, level, path = line.split("\t")[:5]
-        table[s].append((mod, pkg, level, path))
-with open(os.path.join(state, "clang-version")) as f:
-    compiler = f.read().strip()
-
-manifest_path = os.path.join(work, "corpus-manifest.json")
-previous = {}
-if os.path.isfile(manifest_path):
-    with open(manifest_path) as f:
-        previous = json.load(f).get("splits", {})
-manifest = {"generator": "vocab/recipe/build-corpus.sh", "compiler": compiler,
-            "splits": {}}
-train_packages = 0
-for s in splits:
-    root = os.path.join(work, s)
-    built = sorted(m for m, *_ in table[s] if os.path.isfile(
-        os.path.join(root, m + ".bc")))
-    desc = {"has_thinlto": False, "modules": built}
-    tmp = os.path.join(root, "corpus_description.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(desc, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, os.path.join(root, "corpus_description.json"))
-    ok = set(built)
-    per_pkg, per_level, failed = {}, {}, []
-    for mod, pkg, level, path in table[s]:
-        p = per_pkg.setdefault(pkg, {"files": set(), "modules": 0})
-        p["files"].add(path)
-        if mod in ok:
-            p["modules"] += 1
-            per_level[level] = per_level.get(level, 0) + 1
-        else:
-            failed.append(mod)
-    pkgs = []
-    for name in sorted(per_pkg):
-        info = dict(packages[name])
-        info["files"] = len(per_pkg[name]["files"])
-        info["modules"] = per_pkg[name]["modules"]
-        pkgs.append(info)
-    order = ["O0", "O1", "O2", "O3", "Os", "Oz", "Oz-preopt"]
-    entry = dict(policy[s])
-    entry.update({
-        "corpus": s + "/corpus_description.json",
-        "packages": pkgs,
-        "files": sum(p["files"] for p in pkgs),
-        "modules": len(built),
-        "modules_per_level": {l: per_level[l] for l in order if l in per_level},
-        "failed_modules": sorted(failed),
-    })
-    manifest["splits"][s] = entry
-    with_modules = sum(1 for p in pkgs if p["modules"])
-    if s == "train":
-        train_packages = with_modules
-    langs = {}
-    for p in pkgs:
-        if p["modules"]:
-            langs[p["language"]] = langs.get(p["language"], 0) + 1
-    print(f"[build-corpus] {s}: {len(built)} modules from {entry['files']} files "
-          f"of {with_modules} packages "
-          f"({', '.join(f'{n} {l}' for l, n in sorted(langs.items()))}); "
-          f"{len(failed)} failed; per level "
-          f"{' '.join(f'{l}={n}' for l, n in entry['modules_per_level'].items())}",
-          file=sys.stderr)
-    for p in pkgs:
-        print(f"[build-corpus]   {p['name']:<18} {p['version']:<26} {p['language']:<4}"
-              f"{p['files']:>5} files {p['modules']:>6} modules", file=sys.stderr)
-
-# Splits built by earlier runs keep their entries while their corpus exists.
-for s, entry in previous.items():
-    if s not in splits and os.path.isfile(os.path.join(work, s, "corpus_description.json")):
-        manifest["splits"][s] = entry
-order = ["train", "heldout", "bench", "inline-train", "inline-valid", "inline-heldout"]
-manifest["splits"] = {s: manifest["splits"][s] for s in order if s in manifest["splits"]}
-tmp = manifest_path + ".tmp"
-with open(tmp, "w") as f:
-    json.dump(manifest, f, indent=2)
-    f.write("\n")
-os.replace(tmp, manifest_path)
-print(train_packages)
-PY
-)
+TRAIN_PACKAGES=$(corpus_py manifest "$WORK" "$STATE" "$LEVELS_PER_FILE" "${SPLIT_LIST[@]}")
 
 FAILED=$(wc -l <"$STATE/failed")
 if ((FAILED)); then
