@@ -21,11 +21,11 @@
 #   heldout-programs.sh --out /tmp/hp-model -- -fpass-plugin=build/lib/X.so \
 #       -mllvm -irtk-inline-policy=model -mllvm -irtk-inline-model=M.json
 #
-# The include paths and macros are those of build-corpus.sh's jobs_<package>,
-# so the objects are the inline-heldout corpus modules finished by -Oz (plus
-# EXTRA-CFLAGS). EXTRA-CFLAGS go to every compile, never to a link (the
-# libraries are static archives; links are `clang-22 -o prog objects
-# archives -lm`).
+# The include paths and macros are those of the packages' recipes in
+# vocab/recipe/corpus-recipes.txt, so the objects are the inline-heldout
+# corpus modules finished by -Oz (plus EXTRA-CFLAGS). EXTRA-CFLAGS go to
+# every compile, never to a link (the libraries are static archives; links
+# are `clang-22 -o prog objects archives -lm`).
 #
 # Packages:
 #   cjson    libcjson (cJSON.c, cJSON_Utils.c), Unity, the 18 Unity tests and
