@@ -28,7 +28,7 @@
 #   search-heldout the per-edge search on held-out code (an oracle: it only
 #                  reports the headroom), replayed for linked sizes
 #   search-valid   the same on validation code
-#   whole-heldout  the held-out packages as whole programs (link-packages.py)
+#   whole-heldout  the held-out packages as whole programs (corpus --link)
 #                  under -Oz and the per-edge search: the whole-program
 #                  headroom
 #   search-train   the per-edge search on every --train-sample-th training
@@ -140,7 +140,7 @@ mlgo() { # command [options]
   $PY -m ir2vec.mlgo "$1" --plugin "$PLUGIN" --irtk-train "$TRAIN_BIN" "${WHERE[@]}" "${@:2}"
 }
 collect() { mlgo collect "$@" >&2; }
-summarize() { $PY "$RECIPE_DIR/summarize-inline.py" --packages --linked "$@"; }
+summarize() { $PY -m ir2vec.mlgo judge --per-package --linked "$@"; }
 search() { # corpus out [options]
   mlgo search --kind edge --corpus "$1" --out "$2" --budget "$BUDGET" "${@:3}"
 }
@@ -180,7 +180,7 @@ step_search_split() { # valid|heldout
 }
 
 step_whole_heldout() {
-  $PY "$RECIPE_DIR/link-packages.py" --corpus "$HELDOUT" --out "$WORK/whole-corpus"
+  $PY -m ir2vec.mlgo corpus --corpus "$HELDOUT" --link "$WORK/whole-corpus" >&2
   search "$WORK/whole-corpus" "$WORK/search-whole" >"$WORK/search-whole.json"
   collect --corpus "$WORK/whole-corpus" --out "$WORK/whole" \
     --runs "Oz,searched:$WORK/search-whole/decisions"

@@ -30,6 +30,11 @@ Commands:
               held-out corpus reports
   search      an inlining search per module (--kind flip, caller or
               edge): the labels imitation and BC-Max learn from
+  judge       a collection's runs compared: .text and linked totals and
+              oracles (inline), RegAllocScore (evict)
+  train       imitation through irtk-train fit: of each module's best
+              run (inline) or function's (evict), or of a search's steps
+              with the margin chosen on validation packages
   bcmax       BC-Max for the inline advisor: rounds of imitation of each
               module's best run so far; validation chooses the margin
   es          evolution strategies for the inline advisor from a warm
@@ -46,9 +51,9 @@ import subprocess
 import sys
 import time
 
-from . import (bcmax, edgesearch, es, evictsearch, extract, inlinesearch,
-               nearest, report, runs, tune)
-from .corpus import Corpus, CorpusError
+from . import (bcmax, edgesearch, es, evictsearch, extract, imitation,
+               inlinesearch, judge, nearest, report, runs, tune)
+from .corpus import Corpus, CorpusError, link_packages
 from .engine import (Engine, EngineError, Job, record_path, summary,
                      write_atomically)
 from .extract import ExtractError
@@ -195,6 +200,12 @@ def cmd_corpus(args):
         print(f"  {p}: {len(pk[p])}")
     if args.write:
         print(c.write(args.write))
+    if args.link:
+        parts = link_packages(c, args.link, _tools(args), lambda w: print(
+            f"{PROG} corpus: warning: {w}", file=sys.stderr))
+        print(f"{os.path.join(args.link, 'corpus_description.json')}: "
+              f"{len(parts)} whole-package modules from {len(c)} modules of "
+              f"{len({os.path.dirname(n) for n in parts})} packages")
     return 0
 
 
@@ -394,6 +405,67 @@ def cmd_es(args):
     return 0
 
 
+def cmd_judge(args):
+    if args.advisor == "evict":
+        names = [r for r in args.runs.split(",") if r]
+        if not names:
+            raise UsageError("--runs: the eviction runs to compare")
+        print(json.dumps(judge.evict_scores(args.data, names), indent=1))
+        return 0
+    if not args.baselines:
+        raise UsageError("--baselines: the inline baseline runs, Oz among "
+                         "them")
+    print(judge.inline_table(
+        args.data, args.baselines.split(","),
+        [r for r in args.runs.split(",") if r], args.per_package,
+        args.linked))
+    return 0
+
+
+def cmd_train(args):
+    fit_options = shlex.split(args.fit_options)
+    tools = _tools(args)
+    if args.search:
+        if not (args.corpus and args.valid_packages):
+            raise UsageError("--search wants --corpus and --valid-packages")
+        with _client(args) as client:
+            margin, model = imitation.Steps(
+                args.advisor, args.search, Corpus(args.corpus),
+                os.path.abspath(args.out), args.valid_packages.split(","),
+                _margins(args.margins), args.name, fit_options,
+                args.embedding, args.vocab, tools=tools,
+                workers=args.workers, client=client,
+                timeout=args.timeout).run()
+        print(f"margin {margin} scored lowest on {args.valid_packages}; "
+              f"{model}")
+        return 0
+    if args.advisor == "evict":
+        if not args.runs:
+            raise UsageError("--data evict wants --runs")
+        chosen, lines = imitation.evict_examples(
+            args.data, args.runs.split(","), args.out + ".examples",
+            args.margin)
+        print(json.dumps({"functions won": chosen, "logs": len(lines)}))
+        imitation.fit(tools, "evict", os.path.join(
+            args.out + ".examples", "logs.txt"), args.out, fit_options)
+        return 0
+    if not args.baselines:
+        raise UsageError("--data inline wants --baselines")
+    baselines = args.baselines.split(",")
+    lines, teachers, table = imitation.inline_examples(
+        args.data, baselines, args.states.split(","), args.states_data)
+    write_atomically(args.out + ".list", "\n".join(lines) + "\n")
+    print(f"{len(table)} modules; teacher per module: " + ", ".join(
+        f"{r} {n}" for r, n in teachers.most_common()))
+    if "Oz" in baselines:
+        oz = sum(r["Oz"] for r in table.values())
+        oracle = sum(min(r[b] for b in baselines) for r in table.values())
+        print(f"oracle over the baselines: {oracle} bytes, "
+              f"{100 * (oracle / oz - 1):+.2f}% vs Oz")
+    imitation.fit(tools, "inline", args.out + ".list", args.out, fit_options)
+    return 0
+
+
 def cmd_extract(args):
     tools = _tools(args)
     if args.compile_commands:
@@ -429,13 +501,23 @@ def cmd_settings(args):
     mods = list(c)
     with _engine(args, {"command": "settings"}) as engine:
         table = report.run_table(engine, c, mods, args.table)
-        rows = report.compare(engine, table, base="Oz")
-    print(report.markdown(rows))
+        common = sorted(m for m in mods
+                        if all(t[m] is not None and t[m].ok
+                               for t in table.values()))
+        oracle = report.oracle(list(table.values()))
+        rows = report.compare(engine, dict(
+            table, **{"oracle (smallest per module)": oracle}), base="Oz")
+    print(report.markdown(rows, report.best_counts(table, common)))
+    failed = sum(1 for t in table.values() for r in t.values()
+                 if r is None or not r.ok)
+    print(f"\n{len(common)} of {len(mods)} modules compiled by every "
+          f"setting; {failed} failed compiles")
     if args.json:
         write_atomically(args.json, json.dumps(
-            {"corpus": c.root, "table": args.table, "rows": rows},
+            {"corpus": c.root, "table": args.table, "rows": rows,
+             "modules": report.per_module(table, common)},
             indent=1) + "\n")
-    return 0
+    return 0 if common else 1
 
 
 def cmd_tune(args):
@@ -913,6 +995,10 @@ COMMANDS = {
     "search": (cmd_search, "an inlining search per module: one flipped "
                "decision, a teacher per caller, or a decision per call "
                "edge", {}),
+    "judge": (cmd_judge, "a collection's runs compared: .text (and "
+              "linked) totals and oracles, or eviction scores", {}),
+    "train": (cmd_train, "imitation through irtk-train fit: of each "
+              "module's (function's) best run, or of a search's steps", {}),
     "bcmax": (cmd_bcmax, "BC-Max for the inline advisor: rounds of "
               "imitation of each module's best run so far", {}),
     "es": (cmd_es, "evolution strategies for the inline advisor, rewarded "
@@ -926,10 +1012,10 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True, metavar="command")
     for name, (_, help_text, _) in COMMANDS.items():
         s = sub.add_parser(name, help=help_text)
-        if name == "toolchain":
+        if name in ("toolchain", "judge"):
             shared_options(s, corpus=False, out=False)
         else:
-            shared_options(s, corpus=name != "extract",
+            shared_options(s, corpus=name not in ("extract", "train"),
                            out=name not in ("corpus", "choose"))
         if name == "extract":
             src = s.add_mutually_exclusive_group(required=True)
@@ -944,6 +1030,10 @@ def parser():
                            "the corpus (e.g. Oz-preopt/PACKAGE)")
         if name == "corpus":
             s.add_argument("--write", help="write the selection as a corpus")
+            s.add_argument("--link", metavar="DIR",
+                           help="write a corpus of whole-package modules: "
+                           "each package's modules linked (llvm-link) into "
+                           "as few as their strong symbols allow")
         if name == "collect":
             s.add_argument("--policy", default="stock",
                            choices=["stock", "default", "model", "replay"])
@@ -1027,6 +1117,10 @@ def parser():
             _policy_options(s, name)
         if name == "search":
             _search_arguments(s)
+        if name == "judge":
+            _judge_arguments(s)
+        if name == "train":
+            _train_arguments(s)
         if name == "bcmax":
             _bcmax_arguments(s)
         if name == "es":
@@ -1043,6 +1137,57 @@ def parser():
                            help="the plugin's choices file to write (build "
                            "with -enable-machine-outliner)")
     return p
+
+
+def _judge_arguments(s):
+    s.add_argument("--data", required=True,
+                   help="a collection (collect --runs --out)")
+    s.add_argument("--advisor", default="inline", choices=["inline", "evict"])
+    s.add_argument("--baselines", help="inline: the baseline runs, Oz among "
+                   "them (the oracle of the baselines)")
+    s.add_argument("--runs", default="", help="the other runs (evict: "
+                   "every run, the first the reference)")
+    s.add_argument("--per-package", action="store_true",
+                   help="inline: a table per package too")
+    s.add_argument("--linked", action="store_true",
+                   help="inline: what each package's link keeps (ld -r)")
+
+
+def _train_arguments(s):
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--data", help="imitate the best run of a collection "
+                     "per module (inline) or per function (evict)")
+    src.add_argument("--search", help="a search's labelled steps "
+                     "(steps.txt), the margin chosen on --valid-packages")
+    s.add_argument("--advisor", default="inline", choices=["inline", "evict"])
+    s.add_argument("--baselines", help="--data inline: the runs a teacher "
+                   "is chosen from")
+    s.add_argument("--states", default="best",
+                   help="--data inline: the runs whose states are labelled "
+                   "(best: the teacher's own) (default: %(default)s)")
+    s.add_argument("--states-data", help="--data inline: read the states' "
+                   "logs from this collection")
+    s.add_argument("--runs", help="--data evict: the runs, the first "
+                   "winning ties")
+    s.add_argument("--margin", type=float, default=0.0,
+                   help="--data evict: the relative score a later run must "
+                   "save to win a function (default: %(default)s)")
+    s.add_argument("--corpus", help="--search: the corpus the search "
+                   "ran on (its validation packages are compiled)")
+    s.add_argument("--valid-packages", help="--search: the packages that "
+                   "choose the margin (their steps are not fitted on)")
+    s.add_argument("--margins", default="0,1,2,4",
+                   help="--search: the default margins tried (default: "
+                   "%(default)s)")
+    s.add_argument("--name", help="--search: the models' name (default: "
+                   "the advisor's)")
+    s.add_argument("--embedding", default="symbolic",
+                   choices=["none", "symbolic", "flow-aware"],
+                   help="--search inline: the embedding features of the "
+                   "validation compiles, as the steps' logs had")
+    s.add_argument("--vocab", help="--search inline: their vocabulary")
+    s.add_argument("--fit-options", default="",
+                   help="irtk-train fit options, as one string")
 
 
 def _bcmax_arguments(s):
@@ -1172,7 +1317,8 @@ def main(argv=None):
         return 2
     except (CorpusError, EngineError, ExtractError, MissingTool,
             PipelineError, LogError, OutputError, OSError, runs.RunError,
-            bcmax.BCMaxError, es.ESError) as e:
+            bcmax.BCMaxError, es.ESError, judge.JudgeError,
+            imitation.TrainError) as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 1
     except subprocess.CalledProcessError as e:

@@ -203,3 +203,91 @@ def write_corpus(out, items, link=True):
         {"has_thinlto": False,
          "modules": sorted(m for _, m in items)}, indent=1) + "\n")
     return desc
+
+
+# --- Whole-package modules -------------------------------------------------
+
+STRONG = set("TDBRS")  # llvm-nm's strong definitions
+
+
+def disjoint_groups(items):
+    """[[item]]: the (item, set) pairs in order, each in the first group
+    whose items' sets it does not meet, else in a new group."""
+    groups = []  # (items, the union of their sets)
+    for item, keys in items:
+        for g in groups:
+            if not (g[1] & keys):
+                g[0].append(item)
+                g[1].update(keys)
+                break
+        else:
+            groups.append(([item], set(keys)))
+    return [g[0] for g in groups]
+
+
+def _strong_symbols(bc, llvm_nm, warn):
+    done = subprocess.run([llvm_nm, "--defined-only", "--extern-only", bc],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        first = (done.stderr.strip().splitlines() or ["failed"])[0]
+        warn(f"{bc}: not a module llvm-nm reads, left out: {first}")
+        return None
+    return {f[-1] for f in (ln.split() for ln in done.stdout.splitlines())
+            if len(f) >= 2 and f[-2] in STRONG}
+
+
+def link_packages(corpus, out, tools, warn):
+    """Writes at ``out`` a corpus of whole-package modules: each package's
+    modules of ``corpus`` (in name order) linked into as few modules as can
+    be (llvm-link), each module in the first part of its package that
+    defines none of its strong symbols, so that two mains never share one.
+    ``<level>/<package>/whole-<k>.bc`` is part k and ``whole-<k>.txt`` its
+    modules; a rerun relinks only the parts whose lists changed. A module
+    llvm-nm cannot read, and a part that fails to link, are left out with a
+    warning; the others are made. The list of parts written."""
+    from .engine import write_atomically
+    by_pkg = {}
+    for m in corpus:
+        by_pkg.setdefault(os.path.dirname(m), []).append(m)
+    listed, llvm_link = [], os.path.join(os.path.dirname(tools.llvm_nm),
+                                         "llvm-link")
+    for pkg, mods in sorted(by_pkg.items()):
+        syms = {m: _strong_symbols(corpus.bitcode(m), tools.llvm_nm, warn)
+                for m in sorted(mods)}
+        groups = disjoint_groups((m, s) for m, s in syms.items()
+                                 if s is not None)
+        for k, group in enumerate(groups):
+            name = f"{pkg}/whole-{k}"
+            if _link_part(corpus, out, name, group, llvm_link, warn,
+                          write_atomically):
+                listed.append(name)
+    write_atomically(os.path.join(out, DESCRIPTION), json.dumps(
+        {"has_thinlto": False, "modules": listed}, indent=2) + "\n")
+    return listed
+
+
+def _link_part(corpus, out, name, group, llvm_link, warn, write_atomically):
+    bc = os.path.join(out, name + ".bc")
+    lst = os.path.join(out, name + ".txt")
+    want = "".join(m + "\n" for m in group)
+    if os.path.exists(bc) and os.path.exists(lst):
+        with open(lst, encoding="utf-8") as f:
+            if f.read() == want:
+                return True
+    for path in (bc, lst):
+        if os.path.exists(path):
+            os.remove(path)
+    os.makedirs(os.path.dirname(bc), exist_ok=True)
+    done = subprocess.run([llvm_link, "-o", bc + ".tmp"] +
+                          [corpus.bitcode(m) for m in group],
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        first = (done.stderr.strip().splitlines() or ["failed"])[0]
+        warn(f"{name}: llvm-link of {len(group)} modules failed, left out: "
+             f"{first}")
+        if os.path.exists(bc + ".tmp"):
+            os.remove(bc + ".tmp")
+        return False
+    os.replace(bc + ".tmp", bc)
+    write_atomically(lst, want)
+    return True

@@ -49,25 +49,11 @@ import itertools
 import json
 import os
 
+from .corpus import disjoint_groups
 from .engine import Job, write_atomically
 from .inlinesearch import Run, change
 from .objective import linked_objective, shared_inline
 from .policy import Replay
-
-
-def disjoint_groups(items):
-    """[[item]]: the (item, set) pairs in order, each in the first group
-    whose items' sets it does not meet, else in a new group."""
-    groups = []  # (items, the union of their sets)
-    for item, keys in items:
-        for g in groups:
-            if not (g[1] & keys):
-                g[0].append(item)
-                g[1].update(keys)
-                break
-        else:
-            groups.append(([item], set(keys)))
-    return [g[0] for g in groups]
 
 
 class EdgeRun(Run):

@@ -89,10 +89,44 @@ def compare(engine, choices, base="Oz"):
     return rows
 
 
-def markdown(rows):
-    lines = ["| configuration | modules | module .text | vs -Oz | "
-             "linked .text | vs -Oz |", "|---|---:|---:|---:|---:|---:|"]
+def best_counts(table, modules):
+    """{name: (modules where its .text is the smallest, ties included;
+    modules where it alone is)} of a table {name: {module: Record}}."""
+    counts = {n: [0, 0] for n in table}
+    for m in modules:
+        text = {n: t[m].text for n, t in table.items()}
+        least = min(text.values())
+        ties = [n for n, v in text.items() if v == least]
+        for n in ties:
+            counts[n][0] += 1
+            counts[n][1] += len(ties) == 1
+    return {n: tuple(c) for n, c in counts.items()}
+
+
+def per_module(table, modules):
+    """{module: {"text": {name: .text}, "best": the smallest (ties: the
+    first in the table's order)}}, for a trainer's per-module targets."""
+    out = {}
+    for m in modules:
+        text = {n: t[m].text for n, t in table.items()}
+        out[m] = {"text": text, "best": min(text, key=text.get)}
+    return out
+
+
+def markdown(rows, counts=None):
+    """A table of compare()'s rows; with counts (best_counts), how many
+    modules each configuration is smallest on."""
+    head = "| configuration | modules | module .text | vs -Oz | " \
+        "linked .text | vs -Oz |"
+    rule = "|---|---:|---:|---:|---:|---:|"
+    if counts:
+        head += " smallest on (ties incl.) | alone |"
+        rule += "---:|---:|"
+    lines = [head, rule]
     for name, n, mod, dm, link, dl in rows:
-        lines.append(f"| {name} | {n} | {mod:,} | {dm:+.2%} | {link:,} | "
-                     f"{dl:+.2%} |")
+        line = f"| {name} | {n} | {mod:,} | {dm:+.2%} | {link:,} | {dl:+.2%} |"
+        if counts:
+            best, sole = counts.get(name, ("", ""))
+            line += f" {best} | {sole} |"
+        lines.append(line)
     return "\n".join(lines)

@@ -177,3 +177,35 @@ def _lay_out(engine, out, run, module, rec):
                 os.remove(base + suffix)
     write_atomically(base + ".txt",
                      "".join(f"{k}\t{v}\n" for k, v in lines))
+
+
+# --- Reading a collection --------------------------------------------------
+
+def read_record(path):
+    """The fields of a run's record (<run>/<module>.txt), {key: value}."""
+    with open(path, encoding="utf-8") as f:
+        return dict(line.rstrip("\n").split("\t", 1) for line in f
+                    if "\t" in line)
+
+
+def records(data, run):
+    """{module: record fields} of every record of ``run`` under ``data``."""
+    root = os.path.join(data, run)
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            if name.endswith(".txt"):
+                path = os.path.join(dirpath, name)
+                out[os.path.relpath(path, root)[:-len(".txt")]] = \
+                    read_record(path)
+    return out
+
+
+def texts(data, names):
+    """{module: {run: .text bytes}} of the modules every run compiled."""
+    table = {}
+    for run in names:
+        for m, f in records(data, run).items():
+            if f.get("status") == "ok" and "text" in f:
+                table.setdefault(m, {})[run] = int(f["text"])
+    return {m: r for m, r in table.items() if all(x in r for x in names)}
