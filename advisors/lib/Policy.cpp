@@ -8,11 +8,11 @@
 
 #include "irtk/advisors/Policy.h"
 #include "Channel.h"
+#include "LogWriter.h"
 #include "irtk/advisors/MLP.h"
 #include "irtk/ircommon/Diagnostics.h"
 #include "irtk/support/OutputFile.h"
 
-#include "llvm/Analysis/Utils/TrainingLogger.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -48,21 +48,6 @@ StringRef policyKindName(PolicyKind K) {
   }
   return "default";
 }
-
-namespace {
-/// Lets llvm::Logger, which owns its stream, write into an OutputFile.
-class StreamRef : public raw_ostream {
-public:
-  explicit StreamRef(raw_ostream &OS) : OS(OS) { SetUnbuffered(); }
-
-private:
-  void write_impl(const char *Ptr, size_t Size) override {
-    OS.write(Ptr, Size);
-  }
-  uint64_t current_pos() const override { return OS.tell(); }
-  raw_ostream &OS;
-};
-} // namespace
 
 PolicyRunner::PolicyRunner(LLVMContext &Ctx, PolicySpec Spec,
                            PolicyOptions Opts)
@@ -178,9 +163,8 @@ PolicyRunner::create(LLVMContext &Ctx, PolicySpec Spec, PreparedPolicy Policy) {
     // mode advisors log it.
     std::vector<TensorSpec> Logged = S.Inputs;
     Logged.push_back(S.Decision);
-    R->Log = std::make_unique<Logger>(
-        std::make_unique<StreamRef>(R->LogFile->os()), Logged, S.Reward,
-        /*IncludeReward=*/true);
+    R->Log = std::make_unique<LogWriter>(R->LogFile->os(), std::move(Logged),
+                                         S.Reward);
   }
   return R;
 }
@@ -296,7 +280,7 @@ void *PolicyRunner::evaluateUntyped() {
 void PolicyRunner::logReward(float Value) {
   if (!Log || !RewardPending)
     return;
-  Log->logReward<float>(Value);
+  Log->logReward(Value);
   RewardPending = false;
 }
 

@@ -368,13 +368,17 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
   // Copied without zero-filling first (one memcpy on a little-endian
   // host), then checked in one pass.
   readLittle32(P, NumOpcodes, T->OpcodeEntity);
-  std::vector<uint8_t> Named(NumBases);
-  for (EntityId E : T->OpcodeEntity) {
+  // Each base name's key is read from one of its opcodes (the last: they
+  // share it); every base must have one.
+  constexpr uint32_t NoOpcode = UINT32_MAX;
+  std::vector<uint32_t> OpcodeOfBase(NumBases, NoOpcode);
+  for (uint32_t Opc = 0; Opc < NumOpcodes; ++Opc) {
+    EntityId E = T->OpcodeEntity[Opc];
     if (E >= NumBases)
       return nullptr;
-    Named[E] = 1;
+    OpcodeOfBase[E] = Opc;
   }
-  if (std::find(Named.begin(), Named.end(), 0) != Named.end())
+  if (llvm::is_contained(OpcodeOfBase, NoOpcode))
     return nullptr;
   P += 4 * size_t(NumOpcodes);
   readLittle32(P, NumRegs, T->PhysicalRegisterClass);
@@ -396,16 +400,11 @@ TargetLayout::fromTables(StringRef Tables, const TargetInstrInfo &TII,
       [Instrs =
            std::make_shared<MCInstrInfo>(static_cast<const MCInstrInfo &>(TII)),
        Classes = registerClassNames(TRI),
-       Entity = std::vector<EntityId>(T->OpcodeEntity.begin(),
-                                      T->OpcodeEntity.end()),
-       NumBases](vocab::Layout &L) {
-        std::vector<StringRef> Keys(NumBases);
-        for (size_t Opc = 0; Opc < Entity.size(); ++Opc)
-          Keys[Entity[Opc]] = baseOpcodeName(Instrs->getName(Opc));
+       OpcodeOfBase = std::move(OpcodeOfBase)](vocab::Layout &L) {
         addSections(L);
         L.addGroup(0, "opcodes");
-        for (StringRef K : Keys)
-          L.addEntity(K);
+        for (uint32_t Opc : OpcodeOfBase)
+          L.addEntity(baseOpcodeName(Instrs->getName(Opc)));
         addOperandSections(L, Classes);
       });
   return T;

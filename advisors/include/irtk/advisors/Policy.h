@@ -42,7 +42,6 @@
 
 namespace llvm {
 class LLVMContext;
-class Logger;
 class raw_ostream;
 } // namespace llvm
 
@@ -54,6 +53,7 @@ namespace irtk::advisors {
 
 class InteractiveChannel;
 class MLPModel;
+class LogWriter;
 
 enum class PolicyKind { Default, Model, Interactive };
 
@@ -184,7 +184,7 @@ private:
   bool ChannelFailed = false;
   size_t Overruled = 0;
   std::unique_ptr<support::OutputFile> LogFile;
-  std::unique_ptr<llvm::Logger> Log;
+  std::unique_ptr<LogWriter> Log;
   bool RewardPending = false;
   std::optional<std::string> PendingContext;
   bool ContextStarted = false;
