@@ -17,6 +17,13 @@
 #                        reads the first of ARGS into OPT and VAL: --opt=val,
 #                        or --opt val when --opt is one of the space-separated
 #                        VALUE-OPTS; NSHIFT is how many ARGS it took
+#   parse_options TABLE ARGS...
+#                        the options of ARGS by TABLE, space-separated
+#                        words --opt=VARIABLE (a value: --opt v or
+#                        --opt=v) or --opt=VARIABLE! (a flag: VARIABLE=1);
+#                        -h/--help prints the usage and exits, an unknown
+#                        option is a usage error, and what follows "--" is
+#                        left in the array EXTRA
 #   want_positive OPT VAL
 #                        usage error unless VAL is a positive number
 #   run_jobs N FUNCTION TODO PROGRESS
@@ -48,6 +55,34 @@ next_opt() { # value-options args...
     (($# >= 2)) || usage_error "$OPT needs a value"
     VAL=$2 NSHIFT=2
   fi
+}
+
+# shellcheck disable=SC2034 # EXTRA is for the caller
+parse_options() { # table args...
+  local TABLE=$1 W VALUED=() FOUND
+  shift
+  for W in $TABLE; do [[ $W == *! ]] || VALUED+=("${W%%=*}"); done
+  EXTRA=()
+  while (($#)); do
+    if [[ $1 == -- ]]; then
+      shift
+      EXTRA=("$@")
+      return 0
+    fi
+    next_opt "${VALUED[*]}" "$@"
+    shift "$NSHIFT"
+    if [[ $OPT == -h || $OPT == --help ]]; then
+      usage
+      exit 0
+    fi
+    FOUND=
+    for W in $TABLE; do
+      [[ ${W%%=*} == "$OPT" ]] || continue
+      FOUND=${W#*=}
+      if [[ $FOUND == *! ]]; then printf -v "${FOUND%!}" 1; else printf -v "$FOUND" '%s' "$VAL"; fi
+    done
+    [[ -n $FOUND ]] || usage_error "unknown option '$OPT'"
+  done
 }
 
 want_positive() { # option value

@@ -11,7 +11,8 @@
 #            [--src DIR] [--jobs N] [-- EXTRA-CFLAGS...]
 #
 # Builds lua 5.4, bzip2 and zstd from their Debian sources (as
-# vocab/recipe/build-corpus.sh fetched them, in --src) with
+# vocab/recipe/build-corpus.sh fetched them, in --src, default
+# vocab/recipe/work/src) with
 #
 #   clang-22 -O2 EXTRA-CFLAGS... -c
 #
@@ -42,21 +43,8 @@ RECIPE_NAME=evict-programs
 # shellcheck source=scripts/recipe-cli.sh
 . "$ROOT/scripts/recipe-cli.sh"
 CLANG=${CLANG:-clang-22}
-SRC=/work/mirvocab/corpus/src OUT= NAME= JOBS=$(nproc)
-while (($#)); do
-  [[ $1 == -- ]] && { shift; break; }
-  next_opt "--out --name --src --jobs" "$@"
-  shift "$NSHIFT"
-  case $OPT in
-  --out) OUT=$VAL ;;
-  --name) NAME=$VAL ;;
-  --src) SRC=$VAL ;;
-  --jobs) JOBS=$VAL ;;
-  -h | --help) usage; exit 0 ;;
-  *) usage_error "unknown option '$OPT'" ;;
-  esac
-done
-EXTRA=("$@")
+SRC=$ROOT/vocab/recipe/work/src OUT= NAME= JOBS=$(nproc)
+parse_options "--out=OUT --name=NAME --src=SRC --jobs=JOBS" "$@"
 [[ -n $OUT && -n $NAME ]] || usage_error "--out and --name are required"
 want_positive --jobs "$JOBS"
 command -v valgrind >/dev/null || die "valgrind is needed"

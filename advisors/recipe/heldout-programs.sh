@@ -51,8 +51,8 @@
 #
 # Options:
 #   --out DIR          where to build (created)
-#   --src DIR          the Debian sources (default: /work/mirvocab/corpus/src,
-#                      else vocab/recipe/work/src)
+#   --src DIR          the Debian sources (default: vocab/recipe/work/src,
+#                      where build-corpus.sh fetches them)
 #   --packages LIST    comma-separated (default: cjson,giflib)
 #   --jobs N           parallel compiles (default: the number of cores)
 # Environment: CLANG (default clang-22), LLVM_BIN (default
@@ -75,26 +75,10 @@ RECIPE_NAME=heldout-programs
 # shellcheck source=scripts/recipe-cli.sh
 . "$RECIPE_DIR/../../scripts/recipe-cli.sh"
 
-while (($#)); do
-  if [[ $1 == -- ]]; then shift; EXTRA=("$@"); break; fi
-  next_opt "--out --src --packages --jobs" "$@"
-  shift "$NSHIFT"
-  case $OPT in
-    --out) OUT=$VAL ;;
-    --src) SRC=$VAL ;;
-    --packages) PACKAGES=$VAL ;;
-    --jobs) JOBS=$VAL ;;
-    -h | --help) usage; exit 0 ;;
-    *) usage_error "unknown option '$OPT'" ;;
-  esac
-done
+parse_options "--out=OUT --src=SRC --packages=PACKAGES --jobs=JOBS" "$@"
 [[ -n $OUT ]] || usage_error "--out is required"
 want_positive --jobs "$JOBS"
-if [[ -z $SRC ]]; then
-  for D in /work/mirvocab/corpus/src "$RECIPE_DIR/../../vocab/recipe/work/src"; do
-    if [[ -d $D ]]; then SRC=$D; break; fi
-  done
-fi
+SRC=${SRC:-$RECIPE_DIR/../../vocab/recipe/work/src}
 [[ -n $SRC && -d $SRC ]] || die "no Debian sources (--src; vocab/recipe/build-corpus.sh fetches them)"
 command -v "$CLANG" >/dev/null || die "$CLANG not found (Debian package clang-22)"
 for T in llvm-size llvm-ar; do

@@ -85,27 +85,13 @@ ES_STEPS=10 ES_PERTURBATIONS=100
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so TRAIN_BIN=$ROOT/build/bin/irtk-train
 STEPS=baselines,search-heldout,search-valid,whole-heldout,search-train,bcmax,ablation
 ENGINE=() FIT_OPTIONS=()
-while (($#)); do
-  next_opt "--corpus --work --steps --budget --train-sample --jobs --workers --scheduler --plugin --train --bcmax-rounds --es-steps --es-perturbations --fit-options" "$@"
-  shift "$NSHIFT"
-  case $OPT in
-  --corpus) CORPUS=$VAL ;;
-  --work) WORK=$VAL ;;
-  --steps) STEPS=$VAL ;;
-  --budget) BUDGET=$VAL ;;
-  --train-sample) TRAIN_SAMPLE=$VAL ;;
-  --jobs) JOBS=$VAL ;;
-  --workers | --scheduler) ENGINE=("$OPT" "$VAL") ;;
-  --plugin) PLUGIN=$VAL ;;
-  --train) TRAIN_BIN=$VAL ;;
-  --bcmax-rounds) BCMAX_ROUNDS=$VAL ;;
-  --es-steps) ES_STEPS=$VAL ;;
-  --es-perturbations) ES_PERTURBATIONS=$VAL ;;
-  --fit-options) read -ra FIT_OPTIONS <<<"$VAL" ;;
-  -h | --help) usage; exit 0 ;;
-  *) usage_error "unknown option '$OPT'" ;;
-  esac
-done
+parse_options "--corpus=CORPUS --work=WORK --steps=STEPS --budget=BUDGET
+  --train-sample=TRAIN_SAMPLE --jobs=JOBS --workers=WORKERS --scheduler=SCHEDULER
+  --plugin=PLUGIN --train=TRAIN_BIN --bcmax-rounds=BCMAX_ROUNDS --es-steps=ES_STEPS
+  --es-perturbations=ES_PERTURBATIONS --fit-options=FIT" "$@"
+[[ -z ${WORKERS:-} ]] || ENGINE=(--workers "$WORKERS")
+[[ -z ${SCHEDULER:-} ]] || ENGINE=(--scheduler "$SCHEDULER")
+read -ra FIT_OPTIONS <<<"${FIT:-}"
 [[ -n $CORPUS && -n $WORK ]] || usage_error "--corpus and --work are required"
 want_positive --budget "$BUDGET"
 want_positive --train-sample "$TRAIN_SAMPLE"

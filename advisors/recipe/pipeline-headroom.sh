@@ -85,22 +85,10 @@ RECIPE_NAME=pipeline-headroom
 # shellcheck source=scripts/recipe-cli.sh
 . "$RECIPE_DIR/../../scripts/recipe-cli.sh"
 
-while (($#)); do
-  next_opt "--corpus --out --budget --train-sample --workers --scheduler --steps --src" "$@"
-  shift "$NSHIFT"
-  case $OPT in
-    --corpus) CORPUS=$VAL ;;
-    --out) OUT=$VAL ;;
-    --budget) BUDGET=$VAL ;;
-    --train-sample) SAMPLE=$VAL ;;
-    --workers) WHERE=(--workers "$VAL") ;;
-    --scheduler) WHERE=(--scheduler "$VAL") ;;
-    --steps) STEPS=$VAL ;;
-    --src) SRC=$VAL ;;
-    -h | --help) usage; exit 0 ;;
-    *) usage_error "unknown option '$OPT'" ;;
-  esac
-done
+parse_options "--corpus=CORPUS --out=OUT --budget=BUDGET --train-sample=SAMPLE
+  --workers=WORKERS --scheduler=SCHEDULER --steps=STEPS --src=SRC" "$@"
+[[ -z ${WORKERS:-} ]] || WHERE=(--workers "$WORKERS")
+[[ -z ${SCHEDULER:-} ]] || WHERE=(--scheduler "$SCHEDULER")
 [[ -n $CORPUS && -n $OUT ]] || usage_error "--corpus and --out are required"
 want_positive --budget "$BUDGET"
 want_positive --train-sample "$SAMPLE"

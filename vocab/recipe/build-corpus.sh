@@ -125,21 +125,8 @@ RECIPE_NAME=build-corpus
 . "$RECIPE_DIR/../../scripts/recipe-cli.sh"
 
 # --- 0. Options ------------------------------------------------------------------
-while (($#)); do
-  next_opt "--work --src --jobs --levels-per-file --splits --packages" "$@"
-  shift "$NSHIFT"
-  case $OPT in
-    --work) WORK=$VAL ;;
-    --src) SRC=$VAL ;;
-    --jobs) JOBS=$VAL ;;
-    --levels-per-file) LEVELS_PER_FILE=$VAL ;;
-    --splits) SPLITS=$VAL ;;
-    --packages) PACKAGE_LIST=$VAL ;;
-    --rebuild) REBUILD=1 ;;
-    -h | --help) usage; exit 0 ;;
-    *) usage_error "unknown option '$OPT'" ;;
-  esac
-done
+parse_options "--work=WORK --src=SRC --jobs=JOBS --levels-per-file=LEVELS_PER_FILE
+  --splits=SPLITS --packages=PACKAGE_LIST --rebuild=REBUILD!" "$@"
 want_positive --jobs "$JOBS"
 [[ $LEVELS_PER_FILE =~ ^[1-6]$ ]] ||
   usage_error "--levels-per-file wants a number from 1 to 6, not '$LEVELS_PER_FILE'"
