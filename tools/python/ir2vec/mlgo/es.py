@@ -282,9 +282,12 @@ class Evolution:
             self.train(["es-update", "--quiet", "--checkpoint",
                         self.checkpoint, "--model", self.model, "--rewards",
                         os.path.join(out, "rewards.txt")])
+            hits = sum(1 for r in recs if r.ok and r.get("cache") == "hit")
             print(f"step {step + 1}/{self.o.steps}: mean reward "
                   f"{sum(rewards) / len(rewards):+.5f}, best "
-                  f"{max(rewards):+.5f}", file=sys.stderr, flush=True)
+                  f"{max(rewards):+.5f}; {hits} of {len(recs)} compiles "
+                  "skipped code generation (their IR was measured before)",
+                  file=sys.stderr, flush=True)
         rows, step = [], 0
         while os.path.exists(os.path.join(self.out, "steps", str(step),
                                           "rewards.txt")):
