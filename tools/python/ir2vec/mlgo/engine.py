@@ -20,10 +20,11 @@ evolution-strategies candidates, and most pipeline variants, leave most
 modules exactly as -Oz does.
 
 **Records** (``records/<id>.json``, written atomically and last) hold the
-job, the command its first stage ran, the status (``ok``, ``failed`` or ``timeout``, with the stage and the
-compiler's first error line), the ``.text`` bytes, the hash of the
-optimised IR, whether the cache hit, the seconds of each stage, the object
-and the policy's products (its log and trace, when asked). A rerun replays
+job, the command its first stage ran, the status (``ok``, ``failed`` or
+``timeout``, with the stage and the compiler's first error line), the
+``.text`` bytes, the hash of the optimised IR, whether the cache hit, the
+seconds of each stage, the object and the policy's products (its log and
+trace, when asked). A rerun replays
 the records and runs only the jobs without one: it resumes after a kill.
 
 **Parameters**: ``Engine(out, params)`` keeps ``params`` and the compiler's
@@ -238,7 +239,7 @@ def _run_job(out, job, tools, timeout, functions, tmp, rec):
     opt_bc = os.path.join(tmp, "opt.bc")
     if not _stage(rec, "optimize", lambda: job.policy.optimize(
             tools, job, job.bitcode, opt_bc, products), timeout,
-            [opt_bc] + list(products.values())):
+            dict(_named(products), **{"optimised bitcode": opt_bc})):
         return
     ir = _hash_file(opt_bc)
     cg = codegen_argv(tools, job, "{in}", "{out}")
@@ -254,7 +255,7 @@ def _run_job(out, job, tools, timeout, functions, tmp, rec):
         rec["cache"] = "miss"
         tmp_obj = os.path.join(tmp, "module.o")
         if not _stage(rec, "codegen", lambda: codegen_argv(
-                tools, job, opt_bc, tmp_obj), timeout, [tmp_obj]):
+                tools, job, opt_bc, tmp_obj), timeout, {"object": tmp_obj}):
             return
         measures = _measure(rec, tmp_obj, tools, functions)
         if measures is None:
@@ -274,7 +275,7 @@ def _run_llc(out, job, tools, timeout, functions, tmp, rec, products):
     tmp_obj = os.path.join(tmp, "module.o")
     if not _stage(rec, "codegen", lambda: job.policy.llc_argv(
             tools, job, job.bitcode, tmp_obj, products), timeout,
-            [tmp_obj] + list(products.values())):
+            dict(_named(products), object=tmp_obj)):
         return
     measures = _measure(rec, tmp_obj, tools, functions)
     if measures is None:
@@ -285,9 +286,15 @@ def _run_llc(out, job, tools, timeout, functions, tmp, rec, products):
     _done(out, job, rec, measures, obj, products)
 
 
+def _named(products):
+    """{".log": path} as {"log": path}: the outputs' names in messages."""
+    return {s.lstrip("."): p for s, p in products.items()}
+
+
 def _stage(rec, name, argv, timeout, outputs):
     """Runs one stage (argv() builds its command) and records it; False,
-    with the failure recorded, when it fails or leaves an output out."""
+    with the failure recorded, when it fails or leaves one of ``outputs``
+    ({what: path}) out."""
     try:
         command = argv()
     except Exception as e:  # a policy that cannot be built: the job fails
@@ -296,7 +303,7 @@ def _stage(rec, name, argv, timeout, outputs):
     rec.setdefault("command", command)  # what ran (the plugin's path, say)
     status, error, secs = _Stage(name, command, timeout).run()
     rec["seconds"][name] = round(secs, 4)
-    missing = [os.path.basename(p) for p in outputs if not os.path.exists(p)]
+    missing = [what for what, p in outputs.items() if not os.path.exists(p)]
     if status == "ok" and missing:
         status, error = "failed", f"no {', '.join(missing)} written"
     if status != "ok":
