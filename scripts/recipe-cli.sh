@@ -24,8 +24,8 @@
 #                        -h/--help prints the usage and exits, an unknown
 #                        option is a usage error, and what follows "--" is
 #                        left in the array EXTRA
-#   want_positive OPT VAL
-#                        usage error unless VAL is a positive number
+#   want_positive OPT VAL [OPT VAL]...
+#                        usage error unless each VAL is a positive number
 #   run_jobs N FUNCTION TODO PROGRESS
 #                        runs `FUNCTION LINE` (exported with export -f) for
 #                        each line of the file TODO, N at a time, and logs
@@ -85,8 +85,11 @@ parse_options() { # table args...
   done
 }
 
-want_positive() { # option value
-  [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 wants a positive number, not '$2'"
+want_positive() { # option value [option value]...
+  while (($# >= 2)); do
+    [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 wants a positive number, not '$2'"
+    shift 2
+  done
 }
 
 run_jobs() { # jobs function todo progress

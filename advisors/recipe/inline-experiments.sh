@@ -84,21 +84,18 @@ CORPUS='' WORK='' BUDGET=40 TRAIN_SAMPLE=4 JOBS=$(nproc) BCMAX_ROUNDS=3
 ES_STEPS=10 ES_PERTURBATIONS=100
 PLUGIN=$ROOT/build/lib/IRTKPlugin.so TRAIN_BIN=$ROOT/build/bin/irtk-train
 STEPS=baselines,search-heldout,search-valid,whole-heldout,search-train,bcmax,ablation
-ENGINE=() FIT_OPTIONS=()
 parse_options "--corpus=CORPUS --work=WORK --steps=STEPS --budget=BUDGET
   --train-sample=TRAIN_SAMPLE --jobs=JOBS --workers=WORKERS --scheduler=SCHEDULER
   --plugin=PLUGIN --train=TRAIN_BIN --bcmax-rounds=BCMAX_ROUNDS --es-steps=ES_STEPS
   --es-perturbations=ES_PERTURBATIONS --fit-options=FIT" "$@"
-[[ -z ${WORKERS:-} ]] || ENGINE=(--workers "$WORKERS")
-[[ -z ${SCHEDULER:-} ]] || ENGINE=(--scheduler "$SCHEDULER")
+# Where the package's jobs run: Dask's --scheduler, else local processes.
+WHERE=(--workers "${WORKERS:-$JOBS}")
+[[ -z ${SCHEDULER:-} ]] || WHERE+=(--scheduler "$SCHEDULER")
 read -ra FIT_OPTIONS <<<"${FIT:-}"
 [[ -n $CORPUS && -n $WORK ]] || usage_error "--corpus and --work are required"
-want_positive --budget "$BUDGET"
-want_positive --train-sample "$TRAIN_SAMPLE"
-want_positive --jobs "$JOBS"
-want_positive --bcmax-rounds "$BCMAX_ROUNDS"
-want_positive --es-steps "$ES_STEPS"
-want_positive --es-perturbations "$ES_PERTURBATIONS"
+want_positive --budget "$BUDGET" --train-sample "$TRAIN_SAMPLE" --jobs "$JOBS" \
+  --bcmax-rounds "$BCMAX_ROUNDS" --es-steps "$ES_STEPS" \
+  --es-perturbations "$ES_PERTURBATIONS"
 [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build it, or name one with --plugin)"
 [[ -x $TRAIN_BIN ]] || die "$TRAIN_BIN: no irtk-train (build it, or name one with --train)"
 PLUGIN=$(realpath "$PLUGIN") TRAIN_BIN=$(realpath "$TRAIN_BIN")
@@ -116,13 +113,8 @@ BASELINES=Oz,thr-100000,thr0,thr25,thr50,thr100,thr225
 split_corpus() { # valid|heldout
   if [[ $1 == heldout ]]; then echo "$HELDOUT"; else echo "$VALID"; fi
 }
-# ir2vec.mlgo with the plugin, irtk-train and where the jobs run: Dask's
-# --scheduler as given, else --jobs local processes (or --workers N).
+# ir2vec.mlgo with the plugin, irtk-train and where the jobs run.
 mlgo() { # command [options]
-  local WHERE=(--workers "$JOBS")
-  if ((${#ENGINE[@]})); then
-    if [[ ${ENGINE[0]} == --scheduler ]]; then WHERE+=("${ENGINE[@]}"); else WHERE=("${ENGINE[@]}"); fi
-  fi
   $PY -m ir2vec.mlgo "$1" --plugin "$PLUGIN" --irtk-train "$TRAIN_BIN" "${WHERE[@]}" "${@:2}"
 }
 collect() { mlgo collect "$@" >&2; }

@@ -73,13 +73,7 @@ set -euo pipefail
 
 RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
-CORPUS=
-OUT=
-SRC=
-BUDGET=40
-SAMPLE=400
-STEPS=heldout,train,report,nearest
-WHERE=(--workers "$(nproc)")
+CORPUS= OUT= SRC= BUDGET=40 SAMPLE=400 STEPS=heldout,train,report,nearest
 
 RECIPE_NAME=pipeline-headroom
 # shellcheck source=scripts/recipe-cli.sh
@@ -87,11 +81,10 @@ RECIPE_NAME=pipeline-headroom
 
 parse_options "--corpus=CORPUS --out=OUT --budget=BUDGET --train-sample=SAMPLE
   --workers=WORKERS --scheduler=SCHEDULER --steps=STEPS --src=SRC" "$@"
-[[ -z ${WORKERS:-} ]] || WHERE=(--workers "$WORKERS")
+WHERE=(--workers "${WORKERS:-$(nproc)}")
 [[ -z ${SCHEDULER:-} ]] || WHERE=(--scheduler "$SCHEDULER")
 [[ -n $CORPUS && -n $OUT ]] || usage_error "--corpus and --out are required"
-want_positive --budget "$BUDGET"
-want_positive --train-sample "$SAMPLE"
+want_positive --budget "$BUDGET" --train-sample "$SAMPLE"
 want_corpus() { # split
   [[ -f $CORPUS/$1/corpus_description.json ]] ||
     die "$CORPUS/$1: not a corpus (vocab/recipe/build-corpus.sh --splits $1)"
