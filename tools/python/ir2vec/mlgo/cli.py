@@ -979,8 +979,10 @@ def _numbers(text, option, kind):
 
 COMMANDS = {
     "toolchain": (cmd_toolchain, "what this package finds", {}),
-    "corpus": (cmd_corpus, "a corpus's modules; --write a sample", {}),
-    "collect": (cmd_collect, "compile a corpus under a policy", {}),
+    "corpus": (cmd_corpus, "a corpus's modules; --write a sample, --link "
+               "whole-package modules", {}),
+    "collect": (cmd_collect, "compile a corpus under a policy, or under an "
+                "advisor's named runs (--runs)", {}),
     "extract": (cmd_extract, "a corpus from a build (compile commands or "
                 "objects with embedded bitcode)", {}),
     "settings": (cmd_settings, "the fixed stock-flag configurations", {}),
@@ -992,9 +994,9 @@ COMMANDS = {
                "as the plugin's choices file (no compile)", {}),
     "learn": (cmd_learn, "learned size-pipeline policies (values network, "
               "BC-Max, DQN); validation chooses", {}),
-    "search": (cmd_search, "an inlining search per module: one flipped "
-               "decision, a teacher per caller, or a decision per call "
-               "edge", {}),
+    "search": (cmd_search, "a search per module: one flipped inlining "
+               "decision, a teacher per caller, a decision per call edge, "
+               "or one-step eviction deviations", {}),
     "judge": (cmd_judge, "a collection's runs compared: .text (and "
               "linked) totals and oracles, or eviction scores", {}),
     "train": (cmd_train, "imitation through irtk-train fit: of each "
