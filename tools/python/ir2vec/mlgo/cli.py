@@ -39,6 +39,9 @@ Commands:
               module's best run so far; validation chooses the margin
   es          evolution strategies for the inline advisor from a warm
               start, rewarded by .text (or what the link keeps)
+  corpus-build
+              MLGO corpora from Debian source packages by a recipes table
+              (vocab/recipe/build-corpus.sh's logic): packages, prep, build
 """
 
 import argparse
@@ -51,8 +54,8 @@ import subprocess
 import sys
 import time
 
-from . import (bcmax, edgesearch, es, evictsearch, extract, imitation,
-               inlinesearch, judge, nearest, report, runs, tune)
+from . import (bcmax, debcorpus, edgesearch, es, evictsearch, extract,
+               imitation, inlinesearch, judge, nearest, report, runs, tune)
 from .corpus import Corpus, CorpusError, link_packages
 from .engine import (Engine, EngineError, Job, record_path, summary,
                      write_atomically)
@@ -1005,6 +1008,8 @@ COMMANDS = {
               "imitation of each module's best run so far", {}),
     "es": (cmd_es, "evolution strategies for the inline advisor, rewarded "
            "by the .text of every module", {}),
+    "corpus-build": (debcorpus.run, "MLGO corpora from Debian source "
+                     "packages by a recipes table (build-corpus.sh)", {}),
 }
 
 
@@ -1014,6 +1019,9 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True, metavar="command")
     for name, (_, help_text, _) in COMMANDS.items():
         s = sub.add_parser(name, help=help_text)
+        if name == "corpus-build":
+            _corpus_build_arguments(s)
+            continue
         if name in ("toolchain", "judge"):
             shared_options(s, corpus=False, out=False)
         else:
@@ -1139,6 +1147,26 @@ def parser():
                            help="the plugin's choices file to write (build "
                            "with -enable-machine-outliner)")
     return p
+
+
+def _corpus_build_arguments(s):
+    s.add_argument("action", choices=["packages", "prep", "build"],
+                   help="packages: the list's packages of --splits, one a "
+                   "line; prep: --package's prep steps (STAMP<TAB>COMMAND); "
+                   "build: the module table, the compiles, the corpus "
+                   "descriptions and the manifest")
+    s.add_argument("--recipes", required=True,
+                   help="the recipes table (vocab/recipe/corpus-recipes.txt)")
+    s.add_argument("--packages", help="the package list (packages, build)")
+    s.add_argument("--package", help="prep: the package")
+    s.add_argument("--splits", default="train,heldout")
+    s.add_argument("--work", help="build: the output directory")
+    s.add_argument("--src", help="build: where the sources are")
+    s.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1)
+    s.add_argument("--levels-per-file", type=int, default=3,
+                   choices=range(1, 7), metavar="K")
+    s.add_argument("--clang", default="clang-22")
+    s.add_argument("--clangxx", default="clang++-22")
 
 
 def _judge_arguments(s):
@@ -1319,7 +1347,8 @@ def main(argv=None):
         return 2
     except (CorpusError, EngineError, ExtractError, MissingTool,
             PipelineError, LogError, OutputError, OSError, runs.RunError,
-            bcmax.BCMaxError, es.ESError, judge.JudgeError,
+            bcmax.BCMaxError, debcorpus.CorpusBuildError, es.ESError,
+            judge.JudgeError,
             imitation.TrainError) as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 1
