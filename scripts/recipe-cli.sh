@@ -26,12 +26,8 @@
 #                        left in the array EXTRA
 #   want_positive OPT VAL [OPT VAL]...
 #                        usage error unless each VAL is a positive number
-#   run_jobs N FUNCTION TODO PROGRESS
-#                        runs `FUNCTION LINE` (exported with export -f) for
-#                        each line of the file TODO, N at a time, and logs
-#                        once a minute how many lines the file PROGRESS has
-#                        (FUNCTION appends one per job; lines that say
-#                        "failed" are counted apart)
+#   use_mlgo PYTHON ROOT makes `PYTHON -m ir2vec.mlgo` work: as PYTHONPATH
+#                        has it, else from ROOT's build tree
 #
 #===------------------------------------------------------------------------===#
 
@@ -90,28 +86,6 @@ want_positive() { # option value [option value]...
     [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 wants a positive number, not '$2'"
     shift 2
   done
-}
-
-run_jobs() { # jobs function todo progress
-  local N TICKER
-  N=$(wc -l <"$3")
-  # The ticker ends with the script, however the script ends.
-  (
-    trap 'kill $! 2>/dev/null; exit 0' TERM
-    while kill -0 $$ 2>/dev/null; do
-      sleep 60 & wait $!
-      local F MSG
-      MSG="compiled $(wc -l <"$4") of $N"
-      F=$(grep -c failed "$4" || true)
-      if ((F)); then MSG+=" ($F failed)"; fi
-      log "$MSG"
-    done
-  ) &
-  TICKER=$!
-  # shellcheck disable=SC2016 # $1 is the function's
-  xargs -d '\n' -n1 -P "$1" bash -c "$2"' "$1"' _ <"$3"
-  kill "$TICKER" 2>/dev/null || true
-  wait "$TICKER" 2>/dev/null || true
 }
 
 # Makes `python3 -m ir2vec.mlgo` importable for the recipe: as PYTHONPATH
