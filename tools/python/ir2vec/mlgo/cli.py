@@ -980,173 +980,153 @@ def _numbers(text, option, kind):
     return values
 
 
-COMMANDS = {
-    "toolchain": (cmd_toolchain, "what this package finds", {}),
-    "corpus": (cmd_corpus, "a corpus's modules; --write a sample, --link "
-               "whole-package modules", {}),
-    "collect": (cmd_collect, "compile a corpus under a policy, or under an "
-                "advisor's named runs (--runs)", {}),
-    "extract": (cmd_extract, "a corpus from a build (compile commands or "
-                "objects with embedded bitcode)", {}),
-    "settings": (cmd_settings, "the fixed stock-flag configurations", {}),
-    "tune": (cmd_tune, "the per-module search of the size pipeline", {}),
-    "headroom": (cmd_headroom, "the headroom report (docs/Pipeline.md)", {}),
-    "nearest": (cmd_nearest, "a first policy: nearest training modules "
-                "vote for a candidate configuration", {}),
-    "choose": (cmd_choose, "a saved nearest policy's choices for a corpus, "
-               "as the plugin's choices file (no compile)", {}),
-    "learn": (cmd_learn, "learned size-pipeline policies (values network, "
-              "BC-Max, DQN); validation chooses", {}),
-    "search": (cmd_search, "a search per module: one flipped inlining "
-               "decision, a teacher per caller, a decision per call edge, "
-               "or one-step eviction deviations", {}),
-    "judge": (cmd_judge, "a collection's runs compared: .text (and "
-              "linked) totals and oracles, or eviction scores", {}),
-    "train": (cmd_train, "imitation through irtk-train fit: of each "
-              "module's (function's) best run, or of a search's steps", {}),
-    "bcmax": (cmd_bcmax, "BC-Max for the inline advisor: rounds of "
-              "imitation of each module's best run so far", {}),
-    "es": (cmd_es, "evolution strategies for the inline advisor, rewarded "
-           "by the .text of every module", {}),
-    "corpus-build": (debcorpus.run, "MLGO corpora from Debian source "
-                     "packages by a recipes table (build-corpus.sh)", {}),
-}
 
 
-def parser():
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawTextHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True, metavar="command")
-    for name, (_, help_text, _) in COMMANDS.items():
-        s = sub.add_parser(name, help=help_text)
-        if name == "corpus-build":
-            _corpus_build_arguments(s)
-            continue
-        if name in ("toolchain", "judge"):
-            shared_options(s, corpus=False, out=False)
-        else:
-            shared_options(s, corpus=name not in ("extract", "train"),
-                           out=name not in ("corpus", "choose"))
-        if name == "extract":
-            src = s.add_mutually_exclusive_group(required=True)
-            src.add_argument("--compile-commands", metavar="JSON",
-                             help="compile every command again to "
-                             "pre-optimisation bitcode")
-            src.add_argument("--objects", nargs="+", metavar="PATH",
-                             help="objects (or directories of them) built "
-                             "with -Xclang -fembed-bitcode=all")
-            s.add_argument("--prefix", default="",
-                           help="put the modules under this directory of "
-                           "the corpus (e.g. Oz-preopt/PACKAGE)")
-        if name == "corpus":
-            s.add_argument("--write", help="write the selection as a corpus")
-            s.add_argument("--link", metavar="DIR",
-                           help="write a corpus of whole-package modules: "
-                           "each package's modules linked (llvm-link) into "
-                           "as few as their strong symbols allow")
-        if name == "collect":
-            s.add_argument("--policy", default="stock",
-                           choices=["stock", "default", "model", "replay"])
-            s.add_argument("--advisor", default="inline",
-                           choices=["inline", "evict"],
-                           help="evict: with --runs (default, "
-                           "NAME=MODEL), llc -O2 of optimised bitcode")
-            s.add_argument("--policy-file", help="the model or decisions")
-            s.add_argument("--log", action="store_true",
-                           help="keep the advisor's log and trace")
-            s.add_argument("--flag", action="append", default=[],
-                           help="a clang flag for every compile (repeat)")
-            s.add_argument("--runs", help="the inline advisor's named runs "
-                           "instead of --policy (Oz, thr<N>, NAME=MODEL, "
-                           "NAME@CALLERS-DIR, NAME:DECISIONS-DIR), each "
-                           "logged and laid out under --out/<run>/")
-            s.add_argument("--teachers", default=",".join(
-                map(str, runs.DEFAULT_TEACHERS)),
-                help="--runs: the teachers logged (default: %(default)s)")
-            s.add_argument("--embedding", default="symbolic",
-                           choices=["none", "symbolic", "flow-aware"],
-                           help="--runs: the embedding features logged "
-                           "(default: %(default)s)")
-            s.add_argument("--vocab", help="--runs: the vocabulary of the "
-                           "embedding features (default: the bundled one)")
-        if name == "settings":
-            s.add_argument("--table", default="size",
-                           choices=["size", "inliner"])
-            s.add_argument("--json", help="also write the rows as JSON")
-        if name == "tune":
-            s.add_argument("--space", default="opt,clang",
-                           help="opt, clang or both (opt,clang)")
-        if name in ("tune", "headroom", "nearest", "learn"):
-            s.add_argument("--budget", type=_positive,
-                           default=tune.DEFAULT_BUDGET,
-                           help="compiles per module (default: %(default)s)")
-        if name in ("headroom", "nearest", "learn"):
-            s.add_argument("--train-corpus", required=True)
-            s.add_argument("--train-out", required=True)
-        if name in ("nearest", "learn"):
-            s.add_argument("--valid-corpus", required=True)
-            s.add_argument("--valid-out", required=True)
-        if name == "learn":
-            s.add_argument("--trainers", default="values",
-                           help="values, bcmax, dqn (from BC-Max's "
-                           "network), or several; validation chooses "
-                           "(default: %(default)s)")
-            s.add_argument("--candidates", type=_positive, default=6,
-                           help="values: the fixed setting's most frequent "
-                           "single moves among the candidates (default: "
-                           "%(default)s)")
-            s.add_argument("--second", type=int, default=0,
-                           help="values: also the N most frequent single "
-                           "additions to the candidate best on training "
-                           "(default: %(default)s)")
-            s.add_argument("--horizon", type=_positive,
-                           default=PIPELINE_HORIZON,
-                           help="moves per episode (default: %(default)s)")
-            s.add_argument("--train-seed", type=int, default=0,
-                           help="the trainers' seed (--seed is the "
-                           "search's, whose records are read)")
-            s.add_argument("--epochs", type=_positive, default=300,
-                           help="BC-Max's and the values network's epochs "
-                           "(default: %(default)s)")
-            s.add_argument("--rounds", type=_positive, default=24,
-                           help="DQN's rounds of 32 episodes (default: "
-                           "%(default)s)")
-        if name == "nearest":
-            s.add_argument("--candidates", type=_positive, default=8,
-                           help="clang-space configurations (or moves) "
-                           "besides the stock settings (default: "
-                           "%(default)s)")
-            s.add_argument("--ks", default="1,3,5,10,25,50,100,400",
-                           help="the neighbourhoods validation chooses "
-                           "from (default: %(default)s)")
-            s.add_argument("--around-fixed", action="store_true",
-                           help="candidates: the best fixed setting's "
-                           "clang-space analogue and its most frequent "
-                           "single moves")
-        if name in ("nearest", "learn"):
-            _policy_options(s, name)
-        if name == "search":
-            _search_arguments(s)
-        if name == "judge":
-            _judge_arguments(s)
-        if name == "train":
-            _train_arguments(s)
-        if name == "bcmax":
-            _bcmax_arguments(s)
-        if name == "es":
-            _es_arguments(s)
-        if name in ("bcmax", "es"):
-            s.add_argument("--shared", help="judge by what each package's "
-                           "link keeps: the C++ inline functions shared at "
-                           "stock (shared/ of search --kind edge --linked)")
-        if name == "choose":
-            s.add_argument("--policy", required=True,
-                           help="a policy nearest --save or learn --save "
-                           "(values) wrote")
-            s.add_argument("--replay", required=True,
-                           help="the plugin's choices file to write (build "
-                           "with -enable-machine-outliner)")
-    return p
+def _shared(corpus=True, out=True):
+    return lambda s: shared_options(s, corpus=corpus, out=out)
+
+
+def _extract_arguments(s):
+    shared_options(s, corpus=False)
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--compile-commands", metavar="JSON",
+                     help="compile every command again to pre-optimisation "
+                     "bitcode")
+    src.add_argument("--objects", nargs="+", metavar="PATH",
+                     help="objects (or directories of them) built with "
+                     "-Xclang -fembed-bitcode=all")
+    s.add_argument("--prefix", default="",
+                   help="put the modules under this directory of the corpus "
+                   "(e.g. Oz-preopt/PACKAGE)")
+
+
+def _corpus_arguments(s):
+    shared_options(s, out=False)
+    s.add_argument("--write", help="write the selection as a corpus")
+    s.add_argument("--link", metavar="DIR",
+                   help="write a corpus of whole-package modules: each "
+                   "package's modules linked (llvm-link) into as few as "
+                   "their strong symbols allow")
+
+
+def _collect_arguments(s):
+    shared_options(s)
+    s.add_argument("--policy", default="stock",
+                   choices=["stock", "default", "model", "replay"])
+    s.add_argument("--advisor", default="inline", choices=["inline", "evict"],
+                   help="evict: with --runs (default, NAME=MODEL), llc -O2 "
+                   "of optimised bitcode")
+    s.add_argument("--policy-file", help="the model or decisions")
+    s.add_argument("--log", action="store_true",
+                   help="keep the advisor's log and trace")
+    s.add_argument("--flag", action="append", default=[],
+                   help="a clang flag for every compile (repeat)")
+    s.add_argument("--runs", help="the inline advisor's named runs instead "
+                   "of --policy (Oz, thr<N>, NAME=MODEL, NAME@CALLERS-DIR, "
+                   "NAME:DECISIONS-DIR), each logged and laid out under "
+                   "--out/<run>/")
+    s.add_argument("--teachers", default=",".join(
+        map(str, runs.DEFAULT_TEACHERS)),
+        help="--runs: the teachers logged (default: %(default)s)")
+    s.add_argument("--embedding", default="symbolic",
+                   choices=["none", "symbolic", "flow-aware"],
+                   help="--runs: the embedding features logged (default: "
+                   "%(default)s)")
+    s.add_argument("--vocab", help="--runs: the vocabulary of the embedding "
+                   "features (default: the bundled one)")
+
+
+def _settings_arguments(s):
+    shared_options(s)
+    s.add_argument("--table", default="size", choices=["size", "inliner"])
+    s.add_argument("--json", help="also write the rows as JSON")
+
+
+def _budget(s):
+    s.add_argument("--budget", type=_positive, default=tune.DEFAULT_BUDGET,
+                   help="compiles per module (default: %(default)s)")
+
+
+def _splits(s, valid):
+    """The pipeline commands' training (and validation) corpora and their
+    search records."""
+    s.add_argument("--train-corpus", required=True)
+    s.add_argument("--train-out", required=True)
+    if valid:
+        s.add_argument("--valid-corpus", required=True)
+        s.add_argument("--valid-out", required=True)
+
+
+def _tune_arguments(s):
+    shared_options(s)
+    s.add_argument("--space", default="opt,clang",
+                   help="opt, clang or both (opt,clang)")
+    _budget(s)
+
+
+def _headroom_arguments(s):
+    shared_options(s)
+    _budget(s)
+    _splits(s, valid=False)
+
+
+def _nearest_arguments(s):
+    shared_options(s)
+    _budget(s)
+    _splits(s, valid=True)
+    s.add_argument("--candidates", type=_positive, default=8,
+                   help="clang-space configurations (or moves) besides the "
+                   "stock settings (default: %(default)s)")
+    s.add_argument("--ks", default="1,3,5,10,25,50,100,400",
+                   help="the neighbourhoods validation chooses from "
+                   "(default: %(default)s)")
+    s.add_argument("--around-fixed", action="store_true",
+                   help="candidates: the best fixed setting's clang-space "
+                   "analogue and its most frequent single moves")
+    _policy_options(s, "nearest")
+
+
+def _learn_arguments(s):
+    shared_options(s)
+    _budget(s)
+    _splits(s, valid=True)
+    s.add_argument("--trainers", default="values",
+                   help="values, bcmax, dqn (from BC-Max's network), or "
+                   "several; validation chooses (default: %(default)s)")
+    s.add_argument("--candidates", type=_positive, default=6,
+                   help="values: the fixed setting's most frequent single "
+                   "moves among the candidates (default: %(default)s)")
+    s.add_argument("--second", type=int, default=0,
+                   help="values: also the N most frequent single additions "
+                   "to the candidate best on training (default: "
+                   "%(default)s)")
+    s.add_argument("--horizon", type=_positive, default=PIPELINE_HORIZON,
+                   help="moves per episode (default: %(default)s)")
+    s.add_argument("--train-seed", type=int, default=0,
+                   help="the trainers' seed (--seed is the search's, whose "
+                   "records are read)")
+    s.add_argument("--epochs", type=_positive, default=300,
+                   help="BC-Max's and the values network's epochs (default: "
+                   "%(default)s)")
+    s.add_argument("--rounds", type=_positive, default=24,
+                   help="DQN's rounds of 32 episodes (default: %(default)s)")
+    _policy_options(s, "learn")
+
+
+def _choose_arguments(s):
+    shared_options(s, out=False)
+    s.add_argument("--policy", required=True,
+                   help="a policy nearest --save or learn --save (values) "
+                   "wrote")
+    s.add_argument("--replay", required=True,
+                   help="the plugin's choices file to write (build with "
+                   "-enable-machine-outliner)")
+
+
+def _shared_inline(s):
+    s.add_argument("--shared", help="judge by what each package's link "
+                   "keeps: the C++ inline functions shared at stock (shared/ "
+                   "of search --kind edge --linked)")
 
 
 def _corpus_build_arguments(s):
@@ -1170,6 +1150,7 @@ def _corpus_build_arguments(s):
 
 
 def _judge_arguments(s):
+    shared_options(s, corpus=False, out=False)
     s.add_argument("--data", required=True,
                    help="a collection (collect --runs --out)")
     s.add_argument("--advisor", default="inline", choices=["inline", "evict"])
@@ -1184,6 +1165,7 @@ def _judge_arguments(s):
 
 
 def _train_arguments(s):
+    shared_options(s, corpus=False)
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--data", help="imitate the best run of a collection "
                      "per module (inline) or per function (evict)")
@@ -1221,6 +1203,7 @@ def _train_arguments(s):
 
 
 def _bcmax_arguments(s):
+    shared_options(s)
     s.add_argument("--valid-corpus", required=True,
                    help="the validation corpus (chooses the margin)")
     s.add_argument("--baselines", required=True,
@@ -1241,9 +1224,11 @@ def _bcmax_arguments(s):
     s.add_argument("--fit-options", default="",
                    help="irtk-train fit options for every model, as one "
                    "string (e.g. '--hidden 32 --epochs 20')")
+    _shared_inline(s)
 
 
 def _es_arguments(s):
+    shared_options(s)
     s.add_argument("--model", required=True,
                    help="the warm-start model (irtk-mlp, inline advisor)")
     s.add_argument("--steps", type=int, default=10,
@@ -1268,9 +1253,11 @@ def _es_arguments(s):
     s.add_argument("--layers", help="perturb only these layers (irtk-train "
                    "es-start --layers: indices from 0, or 'last')")
     s.set_defaults(seed=1)
+    _shared_inline(s)
 
 
 def _search_arguments(s):
+    shared_options(s)
     s.add_argument("--kind", required=True,
                    choices=["flip", "caller", "edge", "evict"],
                    help="inlining: flip (each of the first --depth "
@@ -1331,6 +1318,79 @@ def _policy_options(s, name):
                     "model policy read; BC-Max's and DQN's networks are "
                     "for Python (pipelinelearn.plan)"
                     if learn else " (for choose and the plugin)"))
+
+
+# name: (what runs it, what declares its options, its help)
+COMMANDS = {
+    "toolchain": (
+        cmd_toolchain, _shared(corpus=False, out=False),
+        "what this package finds"),
+    "corpus": (
+        cmd_corpus, _corpus_arguments,
+        "a corpus's modules; --write a sample, --link whole-package modules"),
+    "collect": (
+        cmd_collect, _collect_arguments,
+        "compile a corpus under a policy, or under an advisor's named runs "
+        "(--runs)"),
+    "extract": (
+        cmd_extract, _extract_arguments,
+        "a corpus from a build (compile commands or objects with embedded "
+        "bitcode)"),
+    "settings": (
+        cmd_settings, _settings_arguments,
+        "the fixed stock-flag configurations"),
+    "tune": (
+        cmd_tune, _tune_arguments,
+        "the per-module search of the size pipeline"),
+    "headroom": (
+        cmd_headroom, _headroom_arguments,
+        "the headroom report (docs/Pipeline.md)"),
+    "nearest": (
+        cmd_nearest, _nearest_arguments,
+        "a first policy: nearest training modules vote for a candidate "
+        "configuration"),
+    "choose": (
+        cmd_choose, _choose_arguments,
+        "a saved nearest policy's choices for a corpus, as the plugin's "
+        "choices file (no compile)"),
+    "learn": (
+        cmd_learn, _learn_arguments,
+        "learned size-pipeline policies (values network, BC-Max, DQN); "
+        "validation chooses"),
+    "search": (
+        cmd_search, _search_arguments,
+        "a search per module: one flipped inlining decision, a teacher per "
+        "caller, a decision per call edge, or one-step eviction deviations"),
+    "judge": (
+        cmd_judge, _judge_arguments,
+        "a collection's runs compared: .text (and linked) totals and "
+        "oracles, or eviction scores"),
+    "train": (
+        cmd_train, _train_arguments,
+        "imitation through irtk-train fit: of each module's (function's) "
+        "best run, or of a search's steps"),
+    "bcmax": (
+        cmd_bcmax, _bcmax_arguments,
+        "BC-Max for the inline advisor: rounds of imitation of each "
+        "module's best run so far"),
+    "es": (
+        cmd_es, _es_arguments,
+        "evolution strategies for the inline advisor, rewarded by the .text"
+        " of every module"),
+    "corpus-build": (
+        debcorpus.run, _corpus_build_arguments,
+        "MLGO corpora from Debian source packages by a recipes table "
+        "(build-corpus.sh)"),
+}
+
+
+def parser():
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                                formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="command")
+    for name, (_, options, help_text) in COMMANDS.items():
+        options(sub.add_parser(name, help=help_text))
+    return p
 
 
 def main(argv=None):
