@@ -41,11 +41,10 @@ held-out split is not read: judge the chosen model on it once, with
 import json
 import os
 import shutil
-import subprocess
 import sys
 
-from . import objective, report, runs
-from .engine import Engine, keep_params, write_atomically
+from . import imitation, objective, report, runs
+from .engine import keep_params, write_atomically
 
 
 class BCMaxError(RuntimeError):
@@ -76,19 +75,15 @@ class Trainer:
 
     def collect(self, corpus, where, spec):
         out = os.path.join(self.out, where)
-        engine = Engine(os.path.join(out, "engine"), {"command": "collect"},
-                        **self.engine_args)
+        engine = runs.engine(out, **self.engine_args)
         table = runs.collect(engine, corpus, runs.parse(",".join(spec)), out,
                              embedding=self.embedding, vocab=self.vocab)
         return engine, table
 
     def fit(self, logs, margin, model):
-        if os.path.exists(model):
-            return
-        tools = self.engine_args["tools"]
-        subprocess.run([tools.irtk_train, "fit", "--advisor", "inline",
-                        "--default-margin", str(margin), "--logs-from", logs,
-                        "--quiet", "-o", model] + self.fit_options, check=True)
+        if not os.path.exists(model):
+            imitation.fit(self.engine_args["tools"], "inline", logs, model,
+                          self.fit_options, margin=margin)
 
     def linked_objectives(self, table):
         """``table`` ({module: {run: .text}}) with each run's linked
@@ -109,8 +104,8 @@ class Trainer:
                 return objective.object_functions(
                     os.path.join(self.out, "train", run, m + ".o"))
             stock = functions("Oz")
-            shared = objective.shared_inline(
-                counts[pkg], {f for f, (_, t) in stock.items() if t == "W"})
+            shared = objective.shared_inline(counts[pkg],
+                                             objective.comdat(stock))
             out[m] = {r: objective.linked_objective(
                 text, stock if r == "Oz" else functions(r), shared)
                 for r, text in row.items()}

@@ -342,8 +342,9 @@ def _collect_runs(args, c):
     if args.vocab and not os.path.isfile(args.vocab):
         raise UsageError(f"--vocab: no file '{args.vocab}'")
     out = os.path.abspath(args.out)
-    with _engine(args, {"command": "collect"},
-                 out=os.path.join(out, "engine")) as engine:
+    with _client(args) as client:
+        engine = runs.engine(out, tools=_tools(args), workers=args.workers,
+                             client=client, timeout=args.timeout)
         table = runs.collect(engine, c, rs, out, teachers, args.embedding,
                              args.vocab, Progress(len(c) * len(rs),
                                                   "collect"), args.advisor)
@@ -1028,10 +1029,7 @@ def _collect_arguments(s):
     s.add_argument("--teachers", default=",".join(
         map(str, runs.DEFAULT_TEACHERS)),
         help="--runs: the teachers logged (default: %(default)s)")
-    s.add_argument("--embedding", default="symbolic",
-                   choices=["none", "symbolic", "flow-aware"],
-                   help="--runs: the embedding features logged (default: "
-                   "%(default)s)")
+    _embedding(s, "--runs: the embedding features logged")
     s.add_argument("--vocab", help="--runs: the vocabulary of the embedding "
                    "features (default: the bundled one)")
 
@@ -1040,6 +1038,14 @@ def _settings_arguments(s):
     shared_options(s)
     s.add_argument("--table", default="size", choices=["size", "inliner"])
     s.add_argument("--json", help="also write the rows as JSON")
+
+
+def _embedding(s, what):
+    """--embedding: the inline advisor's embedding features (symbolic,
+    flow-aware) in the logs, or none."""
+    s.add_argument("--embedding", default="symbolic",
+                   choices=["none", "symbolic", "flow-aware"],
+                   help=what + " (default: %(default)s)")
 
 
 def _budget(s):
@@ -1193,10 +1199,8 @@ def _train_arguments(s):
                    "%(default)s)")
     s.add_argument("--name", help="--search: the models' name (default: "
                    "the advisor's)")
-    s.add_argument("--embedding", default="symbolic",
-                   choices=["none", "symbolic", "flow-aware"],
-                   help="--search inline: the embedding features of the "
-                   "validation compiles, as the steps' logs had")
+    _embedding(s, "--search inline: the embedding features of the "
+               "validation compiles, as the steps' logs had")
     s.add_argument("--vocab", help="--search inline: their vocabulary")
     s.add_argument("--fit-options", default="",
                    help="irtk-train fit options, as one string")
@@ -1215,10 +1219,7 @@ def _bcmax_arguments(s):
     s.add_argument("--margins", default="0,1,2,4",
                    help="the default margins validation chooses from "
                    "(default: %(default)s)")
-    s.add_argument("--embedding", default="symbolic",
-                   choices=["none", "symbolic", "flow-aware"],
-                   help="the embedding features of the logs (default: "
-                   "%(default)s)")
+    _embedding(s, "the embedding features of the logs")
     s.add_argument("--vocab", help="the vocabulary of the embedding "
                    "features (default: the bundled one)")
     s.add_argument("--fit-options", default="",
@@ -1264,10 +1265,8 @@ def _search_arguments(s):
                    "decisions flipped alone), caller (a teacher per "
                    "caller, greedily) or edge (a decision per call edge); "
                    "eviction: evict (one-step deviations per function)")
-    s.add_argument("--embedding", default="symbolic",
-                   choices=["none", "symbolic", "flow-aware"],
-                   help="flip, caller, evict: the embedding features of "
-                   "the logs (evict: none or not) (default: %(default)s)")
+    _embedding(s, "flip, caller, evict: the embedding features of the "
+               "logs (evict: none or not)")
     s.add_argument("--depth", type=int,
                    help="flip, evict: the decisions searched (default: "
                    "flip 16, evict 8)")

@@ -52,6 +52,7 @@ import os
 from .corpus import disjoint_groups
 from .engine import Job, write_atomically
 from .inlinesearch import Run, change
+from . import objective
 from .objective import linked_objective, shared_inline
 from .policy import Replay
 
@@ -64,7 +65,7 @@ class EdgeRun(Run):
         super().__init__(engine, record)
         self.sizes = {f: size for f, (size, _) in self.functions.items()}
         self.kept = {f for f, (_, t) in self.functions.items() if t == "T"}
-        self.comdat = {f for f, (_, t) in self.functions.items() if t == "W"}
+        self.comdat = objective.comdat(self.functions)
         self.edges = collections.defaultdict(list)
         for caller, callee, taken in self.decisions():
             self.edges[(caller, callee)].append(taken)
@@ -318,7 +319,7 @@ def count_shared(engine, corpus, modules, opts, out):
     count = collections.defaultdict(collections.Counter)
     for m, rec in zip(every, records):
         count[os.path.dirname(m)].update(
-            f for f, (_, t) in rec.get("functions", {}).items() if t == "W")
+            objective.comdat(rec.get("functions", {})))
     for pkg, c in count.items():
         write_atomically(os.path.join(out, "shared", pkg + ".json"),
                          json.dumps(dict(sorted(c.items()))))

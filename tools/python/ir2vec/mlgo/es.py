@@ -207,8 +207,8 @@ class Evolution:
         path = os.path.join(self.o.shared, os.path.dirname(module) + ".json")
         with open(path, encoding="utf-8") as f:
             counts = json.load(f)
-        return objective.shared_inline(
-            counts, {f for f, (_, t) in oz["functions"].items() if t == "W"})
+        return objective.shared_inline(counts,
+                                       objective.comdat(oz["functions"]))
 
     def _text(self, rec, shared):
         if not rec.ok:

@@ -29,7 +29,7 @@ import os
 import subprocess
 
 from . import judge, log, runs
-from .engine import Engine, write_atomically
+from .engine import write_atomically
 
 
 class TrainError(ValueError):
@@ -183,8 +183,7 @@ class Steps:
             spec.append(f"{self.name}-m{m}={model}")
             names.append(f"{self.name}-m{m}")
         data = os.path.join(self.out, "valid")
-        engine = Engine(os.path.join(data, "engine"), {"command": "collect"},
-                        **self.engine_args)
+        engine = runs.engine(data, **self.engine_args)
         runs.collect(engine, self._valid_corpus(),
                      runs.parse(",".join(spec), advisor=self.advisor), data,
                      embedding=self.embedding, vocab=self.vocab,

@@ -125,6 +125,12 @@ def linked_text(objects, tools=None, linker=None):
         return text_size(out, tools)
 
 
+def comdat(functions):
+    """The C++ inline functions (llvm-nm's W: COMDAT groups) of
+    ``object_functions``' result."""
+    return {f for f, (_, kind) in functions.items() if kind == "W"}
+
+
 def shared_inline(counts, stock_comdat):
     """The C++ inline functions that another object of the package carries
     at stock, so that its link keeps a copy whatever this module does:

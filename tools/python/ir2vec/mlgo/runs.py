@@ -48,7 +48,7 @@ import os
 import shlex
 import shutil
 
-from .engine import Job, write_atomically
+from .engine import Engine, Job, write_atomically
 from .policy import Default, Model, Replay
 
 DEFAULT_TEACHERS = (-100000, 0, 5, 25, 50, 100, 225)
@@ -131,6 +131,13 @@ def policy(run, module, teachers=DEFAULT_TEACHERS, embedding="symbolic",
     elif run.kind == "callers":
         extra.append("-irtk-inline-follow-callers=" + per_module)
     return Default("inline", logged=True, extra=extra)
+
+
+def engine(out, **engine_args):
+    """The engine of the collection laid out under ``out``: its records in
+    ``<out>/engine``. ``engine_args``: tools, workers, client, timeout."""
+    return Engine(os.path.join(out, "engine"), {"command": "collect"},
+                  **engine_args)
 
 
 def collect(engine, corpus, runs, out, teachers=DEFAULT_TEACHERS,
