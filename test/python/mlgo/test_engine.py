@@ -182,6 +182,25 @@ class EngineTest(fixtures.CorpusTestCase):
         e.run([eng.Job(m, self.bc(m)) for m in mods])
         self.assertFalse(os.path.exists(log))
 
+    def test_a_stage_that_writes_nothing_fails_naming_it(self):
+        # A compiler that exits 0 at code generation without an object.
+        clang = self.tmp("clang-silent")
+        with open(clang, "w") as f:
+            f.write(f"""#!/bin/sh
+case "$*" in *-disable-llvm-passes*) exit 0;; esac
+exec {fixtures.CLANG} "$@"
+""")
+        os.chmod(clang, os.stat(clang).st_mode | stat.S_IXUSR)
+        e = eng.Engine(self.out("silent"), tools=Toolchain(clang=clang))
+        m = "Oz-preopt/prog/table"
+        rec = e.run([eng.Job(m, self.bc(m))])[0]
+        self.assertEqual(rec["status"], "failed")
+        self.assertEqual(rec["stage"], "codegen")
+        self.assertEqual(rec["error"], "no object written")
+        # The record keeps the command its first stage ran.
+        self.assertEqual(rec["command"][0], clang)
+        self.assertIn(self.bc(m), rec["command"])
+
     def test_timeout_ends_the_job(self):
         clang = fake_clang(self.tmp("clang-slow"), self.tmp("slow.log"),
                            sleep=30)
