@@ -120,7 +120,7 @@ os.makedirs(build_base, exist_ok=True)
 setup(
     version=projectVersion(),
     packages=["ir2vec", "ir2vec.mlgo"],
-    package_data={"ir2vec.mlgo": ["data/*.json"]},
+    package_data={"ir2vec.mlgo": ["data/*.json", "data/*.lua"]},
     package_dir={"": "tools/python"},
     ext_modules=[Extension("ir2vec._ir2vec", sources=[])],
     cmdclass={"build_ext": CMakeBuild},

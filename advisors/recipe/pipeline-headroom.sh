@@ -42,8 +42,8 @@
 #            is the shipped advisors/models/pipeline-oz.json), then BC-Max
 #            on the four states and DQN from BC-Max on both
 #            (<out>/learn-bcmax.md, <out>/learn-dqn.md).
-#   programs the held-out packages heldout-programs.sh builds (cjson,
-#            giflib, tinyxml2, double-conversion) built four ways: -Oz, the
+#   programs the held-out packages (`mlgo programs`: cjson, giflib,
+#            tinyxml2, double-conversion) built four ways: -Oz, the
 #            best fixed flags, the nearest policy replayed in clang, and the
 #            shipped model deciding in clang; their own tests run;
 #            <out>/programs/{oz,fixed,nearest,shipped}/summary.tsv. Needs
@@ -171,7 +171,7 @@ for step in ${STEPS//,/ }; do
       PLUGIN=${IRTK_PLUGIN:-$RECIPE_DIR/../../build/lib/IRTKPlugin.so}
       [[ -f $PLUGIN ]] || die "$PLUGIN: no plugin (build irtk, or set IRTK_PLUGIN)"
       log "held-out programs: -Oz, the best fixed flags, the policies"
-      PROGRAMS=("$RECIPE_DIR/heldout-programs.sh" --src "$SRC"
+      PROGRAMS=(mlgo programs --src "$SRC"
         --packages cjson,giflib,tinyxml2,double-conversion)
       "${PROGRAMS[@]}" --out "$OUT/programs/oz"
       "${PROGRAMS[@]}" --out "$OUT/programs/fixed" -- -Xclang -fmerge-functions \

@@ -42,6 +42,10 @@ Commands:
   corpus-build
               MLGO corpora from Debian source packages by a recipes table
               (vocab/recipe/build-corpus.sh's logic): packages, prep, build
+  programs    held-out packages built from source with a policy's flags,
+              their own tests run; summed .text
+  workloads   lua, bzip2 and zstd built with a policy's flags; their
+              workloads' instructions under callgrind
 """
 
 import argparse
@@ -55,7 +59,8 @@ import sys
 import time
 
 from . import (bcmax, debcorpus, edgesearch, es, evictsearch, extract,
-               imitation, inlinesearch, judge, nearest, report, runs, tune)
+               imitation, inlinesearch, judge, nearest, programs, report,
+               runs, tune)
 from .corpus import Corpus, CorpusError, link_packages
 from .engine import (Engine, EngineError, Job, record_path, summary,
                      write_atomically)
@@ -1155,6 +1160,33 @@ def _corpus_build_arguments(s):
     s.add_argument("--clangxx", default="clang++-22")
 
 
+def _program_arguments(s, name):
+    s.add_argument("--out", required=True, help="where to build (created)")
+    if name:
+        s.add_argument("--name", required=True,
+                       help="the build's name: its directory in --out")
+    else:
+        s.add_argument("--packages", default="cjson,giflib",
+                       help=f"of {', '.join(programs.PACKAGES)} (default: "
+                       "%(default)s)")
+    s.add_argument("--src", required=True, help="the Debian sources "
+                   "(vocab/recipe/build-corpus.sh fetches them)")
+    s.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1)
+    s.add_argument("--clang", help="the compiler (default: $CLANG, else "
+                   "clang-22)")
+    s.add_argument("extra", nargs="*", metavar="-- EXTRA-CFLAGS",
+                   help="added to every compile (a policy's flags)")
+
+
+def cmd_programs(args):
+    tools = Toolchain(args.clang)
+    if args.command == "workloads":
+        return programs.workloads(tools, args.out, args.name, args.src,
+                                  args.extra, args.jobs)
+    return programs.programs(tools, args.out, args.src,
+                             args.packages.split(","), args.extra, args.jobs)
+
+
 def _judge_arguments(s):
     shared_options(s, corpus=False, out=False)
     s.add_argument("--data", required=True,
@@ -1380,6 +1412,14 @@ COMMANDS = {
         debcorpus.run, _corpus_build_arguments,
         "MLGO corpora from Debian source packages by a recipes table "
         "(build-corpus.sh)"),
+    "programs": (
+        cmd_programs, lambda s: _program_arguments(s, False),
+        "held-out packages built with a policy's flags, their own tests "
+        "run"),
+    "workloads": (
+        cmd_programs, lambda s: _program_arguments(s, True),
+        "lua, bzip2 and zstd built with a policy's flags, their workloads "
+        "counted under callgrind"),
 }
 
 
@@ -1407,7 +1447,7 @@ def main(argv=None):
     except (CorpusError, EngineError, ExtractError, MissingTool,
             PipelineError, LogError, OutputError, OSError, runs.RunError,
             bcmax.BCMaxError, debcorpus.CorpusBuildError, es.ESError,
-            judge.JudgeError,
+            judge.JudgeError, programs.ProgramError,
             imitation.TrainError) as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 1

@@ -84,6 +84,7 @@ class Toolchain:
         self.llvm_size = _llvm_tool("llvm-size", None)
         self.llvm_nm = _llvm_tool("llvm-nm", None)
         self.llvm_objcopy = _llvm_tool("llvm-objcopy", None)
+        self.llvm_ar = _llvm_tool("llvm-ar", None)
         self.ld = os.environ.get("LD_R", "ld")
         self._build = build or os.environ.get("IRTK_BUILD_DIR")
         self._plugin = plugin or os.environ.get("IRTK_PLUGIN")

@@ -1,4 +1,4 @@
--- The lua workload of advisors/recipe/evict-programs.sh: a little of
+-- The lua workload of `python3 -m ir2vec.mlgo workloads`: a little of
 -- everything an interpreter does, deterministic, printing a checksum.
 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
 
