@@ -31,7 +31,10 @@ command after every package ran.
 ``workloads`` (for eviction policies): builds lua 5.4, bzip2 and zstd with
 ``clang-22 -O2 -w EXTRA -c`` into ``<out>/<name>/`` and runs their
 workloads under ``valgrind --tool=callgrind`` (instruction counts are
-deterministic on a shared machine; times are not): lua runs
+deterministic on a shared machine, times are not; lua gets a fixed hash
+seed, and each workload runs in the build's directory with relative paths
+and a fixed environment, so two builds of the same objects count the same
+to a few instructions): lua runs
 data/evict-workload.lua; bzip2 (-9) and zstd (-3, one thread) compress and
 decompress 2 MB of the three packages' sources. ``<out>/<name>/counts.tsv``
 holds program, workload, instructions and the SHA-256 (16 digits) of the
@@ -328,7 +331,10 @@ def _workload_sources(src, gen):
     zstd_programs = [f for f in _glob(f"{zs}/programs/*.c") if not re.search(
         "benchzstd|datagen|benchfn|zstdcli_trace", os.path.basename(f))]
     return {
-        "lua": (["-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX", f"-I{gen}"],
+        # lua seeds its string hashes from the time and addresses, which
+        # moves its count by about 1% from run to run: a fixed seed.
+        "lua": (["-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX", f"-I{gen}",
+                 "-Dluai_makeseed(L)=0"],
                 [f for f in _glob(f"{lua}/src/*.c")
                  if os.path.basename(f) != "luac.c"]),
         "bzip2": (["-D_FILE_OFFSET_BITS=64"],
@@ -365,10 +371,14 @@ def _count(tools, d, program, workload, argv, input_path):
         with open(counts) as f:
             if any(line.startswith(f"{program}\t{workload}\t") for line in f):
                 return
+    # In d, with relative paths and a fixed environment: what the program
+    # sees on its stack is the same for every build, so two builds of the
+    # same objects count the same.
     with tempfile.TemporaryDirectory() as t, open(input_path, "rb") as i:
-        p = subprocess.run(["valgrind", "--tool=callgrind",
+        p = subprocess.run([shutil.which("valgrind"), "--tool=callgrind",
                             f"--callgrind-out-file={t}/cg", *argv], stdin=i,
-                           capture_output=True)
+                           capture_output=True, cwd=d,
+                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
     err = p.stderr.decode(errors="replace")
     if p.returncode:
         raise ProgramError(f"{program} {workload} failed: "
@@ -418,17 +428,18 @@ def workloads(tools, out, name, src, extra, jobs):
         if len(chunks) < INPUT_BYTES:
             raise ProgramError("the sources make less than 2 MB")
         write_atomically(data, chunks[:INPUT_BYTES])
-    _count(tools, d, "lua", "script", [f"{d}/lua", WORKLOAD], data)
+    shutil.copyfile(WORKLOAD, f"{d}/workload.lua")
+    _count(tools, d, "lua", "script", ["./lua", "workload.lua"], data)
     # The programs' own argument orders: a workload's count includes them.
     for p, pack, unpack in (("bzip2", ["-c", "-9"], ["-d", "-c"]),
                             ("zstd", ["-3", "-c", "-T1"], ["-d", "-c", "-T1"])):
-        _count(tools, d, p, "compress", [f"{d}/{p}", *pack], data)
+        _count(tools, d, p, "compress", [f"./{p}", *pack], data)
         packed = f"{d}/input.{'bz2' if p == 'bzip2' else 'zst'}"
         with open(data, "rb") as i:
             write_atomically(packed, subprocess.run(
                 [f"{d}/{p}", *pack], stdin=i, check=True,
                 capture_output=True).stdout)
-        _count(tools, d, p, "decompress", [f"{d}/{p}", *unpack], packed)
+        _count(tools, d, p, "decompress", [f"./{p}", *unpack], packed)
     with open(f"{d}/counts.tsv") as f:
         print(f.read(), end="")
     return 0
