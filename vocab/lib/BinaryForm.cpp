@@ -49,6 +49,9 @@
 
 #include <cmath>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace llvm;
 
@@ -155,6 +158,42 @@ void Vocabulary::writeBinary(StringRef Source, raw_ostream &OS,
                                          llvm::endianness::little);
 }
 
+/// Copies N little-endian doubles from From to To; false if any is not
+/// finite. An infinity or a NaN has every exponent bit set: the one exponent
+/// to which adding 1 carries into the sign bit, so AND, ADD and OR find it
+/// (a 64-bit compare would need SSE4.1). On x86-64 SSE2 copies and checks
+/// four numbers a step: fewer instructions than glibc's memcpy (`rep
+/// movsb`, a byte an instruction under callgrind) and a check done apart.
+static bool copyFinite(const char *From, double *To, size_t N) {
+  constexpr uint64_t Exponent = 0x7ff0000000000000ULL;
+  constexpr uint64_t ExponentOne = uint64_t(1) << 52;
+  uint64_t Carries = 0;
+  size_t I = 0;
+#if defined(__SSE2__)
+  const __m128i E = _mm_set1_epi64x(Exponent);
+  const __m128i One = _mm_set1_epi64x(ExponentOne);
+  __m128i C0 = _mm_setzero_si128(), C1 = _mm_setzero_si128();
+  for (; I + 4 <= N; I += 4) {
+    __m128i X0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(From));
+    __m128i X1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(From + 16));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(To + I), X0);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(To + I + 2), X1);
+    C0 = _mm_or_si128(C0, _mm_add_epi64(_mm_and_si128(X0, E), One));
+    C1 = _mm_or_si128(C1, _mm_add_epi64(_mm_and_si128(X1, E), One));
+    From += 32;
+  }
+  alignas(16) uint64_t Lanes[2];
+  _mm_store_si128(reinterpret_cast<__m128i *>(Lanes), _mm_or_si128(C0, C1));
+  Carries = Lanes[0] | Lanes[1];
+#endif
+  for (; I < N; ++I, From += 8) {
+    uint64_t Bits = llvm::support::endian::read64le(From);
+    Carries |= (Bits & Exponent) + ExponentOne;
+    std::memcpy(To + I, &Bits, 8);
+  }
+  return !(Carries >> 63);
+}
+
 Expected<Vocabulary> Vocabulary::loadFromBinary(
     StringRef Binary, StringRef Name, StringRef Source, StringRef SourceName,
     std::shared_ptr<const Layout> L, const SectionWeights &W) {
@@ -252,21 +291,14 @@ Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
   if (Given && (Binary.size() - VectorsAt) / 8 / Given < Dim)
     return Fail("truncated");
   size_t Values = size_t(Given) * Dim;
-  // One pass that reads and stores each number (the vector is not
-  // zero-filled first) and notes whether any is not finite (all exponent
-  // bits set: an infinity or a NaN); as the JSON loader, such a number is
-  // refused, its entity named.
+  // One pass that copies the numbers (the vector is not zero-filled first)
+  // and notes whether any is not finite; as the JSON loader, such a number
+  // is refused, its entity named.
   V.Data.resize(Dim + Values);
   std::fill_n(V.Data.begin(), Dim, 0.0);
-  const char *From = Binary.data() + VectorsAt;
+  bool NotFinite =
+      !copyFinite(Binary.data() + VectorsAt, V.Data.data() + Dim, Values);
   double *Vectors = V.Data.data() + Dim;
-  constexpr uint64_t Exponent = 0x7ff0000000000000ULL;
-  uint64_t NotFinite = 0;
-  for (size_t I = 0; I < Values; ++I) {
-    uint64_t Bits = llvm::support::endian::read64le(From + 8 * I);
-    NotFinite |= (Bits & Exponent) == Exponent;
-    std::memcpy(Vectors + I, &Bits, 8);
-  }
   for (size_t I = 0; NotFinite && I < Values; ++I)
     if (!std::isfinite(Vectors[I])) {
       uint32_t BadRow = static_cast<uint32_t>(I / Dim) + 1;
@@ -274,7 +306,7 @@ Expected<Vocabulary> Vocabulary::loadFromBinaryIf(
       return Fail("entity '" + L->entityName(Id) + "', element " +
                   Twine(I % Dim) + " is not finite");
     }
-  const char *AfterVectors = From + Values * 8;
+  const char *AfterVectors = Binary.data() + VectorsAt + Values * 8;
   // The section weights, applied as loadFromBuffer applies them: to the
   // vectors the file gave (an absent entity's zeros stay +0).
   bool Weighted = llvm::any_of(V.W, [](float X) { return X != 1.0f; });

@@ -206,6 +206,66 @@ TEST(BinaryFormTest, NumbersThatAreNotFiniteAreRefused) {
   }
 }
 
+// Nine numbers (three entities of three): the loader checks four a step,
+// then one by one, so each position is checked by one of the two.
+const char *Nine = R"({
+  "Opcodes": {"Ret": [1, 2, 3]},
+  "Types": {"IntegerTy": [4, 5, 6]},
+  "Arguments": {"Variable": [7, 8, 9]}
+})";
+
+TEST(BinaryFormTest, ANotFiniteNumberIsFoundAtEveryPosition) {
+  const char *Names[] = {"Ret", "IntegerTy", "Variable"};
+  size_t At = 72 + ((irLayout()->size() + 7) & ~size_t(7));
+  for (size_t I = 0; I < 9; ++I)
+    for (double Bad : {std::numeric_limits<double>::quiet_NaN(),
+                       -std::numeric_limits<double>::quiet_NaN(),
+                       std::numeric_limits<double>::infinity(),
+                       -std::numeric_limits<double>::infinity()}) {
+      std::string Binary = binaryOf(Nine);
+      support::endian::write64le(Binary.data() + At + 8 * I,
+                                 bit_cast<uint64_t>(Bad));
+      reseal(Binary);
+      EXPECT_THAT(binaryError(Binary, Nine),
+                  HasSubstr(("'" + Twine(Names[I / 3]) + "', element " +
+                             Twine(I % 3) + " is not finite")
+                                .str()))
+          << "position " << I;
+    }
+}
+
+TEST(BinaryFormTest, TheExtremeFiniteNumbersAreKept) {
+  std::string Binary = binaryOf(Nine);
+  size_t At = 72 + ((irLayout()->size() + 7) & ~size_t(7));
+  const double Extremes[] = {std::numeric_limits<double>::max(),
+                             -std::numeric_limits<double>::max(),
+                             std::numeric_limits<double>::denorm_min(),
+                             -std::numeric_limits<double>::denorm_min(),
+                             -0.0,
+                             std::numeric_limits<double>::min(),
+                             -1.0,
+                             0x1.fffffffffffffp+1022,
+                             std::numeric_limits<double>::max()};
+  for (size_t I = 0; I < 9; ++I)
+    support::endian::write64le(Binary.data() + At + 8 * I,
+                               bit_cast<uint64_t>(Extremes[I]));
+  reseal(Binary);
+  Weights Ones; // IR2Vec's defaults would scale the types and arguments
+  Ones.Opcode = Ones.Type = Ones.Argument = 1.0f;
+  Expected<Vocabulary> V = fromBinary(Binary, Nine, Ones);
+  IRTK_ASSERT_OK(V);
+  std::vector<EntityId> Present; // in id order, as the form stores them
+  for (EntityId Id = 0; Id < V->size(); ++Id)
+    if (V->isPresent(Id))
+      Present.push_back(Id);
+  ASSERT_EQ(Present.size(), 3u);
+  for (size_t I = 0; I < 9; ++I) {
+    EXPECT_EQ(bit_cast<uint64_t>(V->vector(Present[I / 3])[I % 3]),
+              bit_cast<uint64_t>(Extremes[I]))
+        << "position " << I;
+  }
+}
+
 TEST(BinaryFormTest, ADimensionTooLargeForItsSourceIsRefused) {
   std::string Binary = binaryOf(Source);
   // The dimension, after the magic and the format: one no JSON of this
