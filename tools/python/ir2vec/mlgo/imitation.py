@@ -133,6 +133,10 @@ class Steps:
         """<out>/<name>-fit.txt: the steps of every package but the
         validation ones, absolute."""
         steps = os.path.join(self.search, "steps.txt")
+        if not os.path.isfile(steps):
+            raise TrainError(f"{self.search}: no steps.txt (a search's "
+                             "output: search --kind flip, caller, edge or "
+                             "evict)")
         base = os.path.dirname(os.path.abspath(steps))
         with open(steps, encoding="utf-8") as f:
             lines = [ln.strip() for ln in f if ln.strip()]
