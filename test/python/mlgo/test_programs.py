@@ -53,12 +53,16 @@ class ProgramsTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def programs(self, out, *argv):
+    def mlgo(self, command, out, *argv):
+        """`python3 -m ir2vec.mlgo command --out tmp/out --src tmp/src`."""
         return subprocess.run(
-            [sys.executable, "-m", "ir2vec.mlgo", "programs", "--out",
-             self.tmp(out), "--src", self.tmp("src"), "--packages",
-             "tinyxml2", "--clang", fixtures.CLANG, "--jobs", "2", *argv],
+            [sys.executable, "-m", "ir2vec.mlgo", command, "--out",
+             self.tmp(out), "--src", self.tmp("src"), *argv],
             capture_output=True, text=True)
+
+    def programs(self, out, *argv):
+        return self.mlgo("programs", out, "--packages", "tinyxml2", "--clang",
+                         fixtures.CLANG, "--jobs", "2", *argv)
 
     def summary(self, out):
         with open(self.tmp(out, "summary.tsv")) as f:
@@ -98,10 +102,7 @@ class ProgramsTest(unittest.TestCase):
             self.assertIn("broken on purpose", f.read())
 
     def test_unknown_package(self):
-        done = subprocess.run(
-            [sys.executable, "-m", "ir2vec.mlgo", "programs", "--out",
-             self.tmp("unknown"), "--src", self.tmp("src"), "--packages",
-             "tinyxml2,zlib"], capture_output=True, text=True)
+        done = self.mlgo("programs", "unknown", "--packages", "tinyxml2,zlib")
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.splitlines(), [
             "python3 -m ir2vec.mlgo programs: error: unknown package 'zlib' "
@@ -109,20 +110,14 @@ class ProgramsTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.tmp("unknown")))
 
     def test_missing_sources(self):
-        done = subprocess.run(
-            [sys.executable, "-m", "ir2vec.mlgo", "programs", "--out",
-             self.tmp("missing"), "--src", self.tmp("src"), "--packages",
-             "giflib"], capture_output=True, text=True)
+        done = self.mlgo("programs", "missing", "--packages", "giflib")
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.splitlines(), [
             f"python3 -m ir2vec.mlgo programs: error: {self.tmp('src')}: "
             "no sources of giflib"])
 
     def test_workloads_name_the_missing_sources(self):
-        done = subprocess.run(
-            [sys.executable, "-m", "ir2vec.mlgo", "workloads", "--out",
-             self.tmp("w"), "--name", "stock", "--src", self.tmp("src")],
-            capture_output=True, text=True)
+        done = self.mlgo("workloads", "w", "--name", "stock")
         self.assertEqual(done.returncode, 1)
         self.assertRegex(done.stderr, r"^python3 -m ir2vec.mlgo workloads: "
                          r"error: .*: no lua5.4, bzip2 or libzstd sources\n$")

@@ -108,8 +108,8 @@ class CorpusBuildError(Exception):
     pass
 
 
-def log(msg):
-    print(f"[{PREFIX} {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr,
+def log(msg, prefix=PREFIX):
+    print(f"[{prefix} {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr,
           flush=True)
 
 

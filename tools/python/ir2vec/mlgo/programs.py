@@ -51,19 +51,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-from .debcorpus import multiarch, srcdir
+from .debcorpus import log, multiarch, srcdir
 from .engine import write_atomically
+from .objective import text_size
 
 
 class ProgramError(Exception):
     pass
-
-
-def log(what, msg):
-    print(f"[{what} {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr,
-          flush=True)
 
 
 def _glob(pattern):
@@ -90,11 +85,12 @@ class Build:
     def __init__(self, tools, level, extra, jobs, log_path, cwd):
         self.tools, self.level, self.extra = tools, level, extra
         self.jobs, self.log, self.cwd = jobs, log_path, cwd
+        self.env = compile_env()
 
     def _run(self, argv):
         with open(self.log, "a") as f:
             return subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT,
-                                  cwd=self.cwd, env=compile_env()
+                                  cwd=self.cwd, env=self.env
                                   ).returncode == 0
 
     def compile(self, obj, flags, files):
@@ -256,13 +252,6 @@ PACKAGES = {"cjson": (build_cjson, test_cjson),
                                   test_double_conversion)}
 
 
-def text_bytes(tools, objects):
-    out = subprocess.run([tools.llvm_size, "-A", *objects], check=True,
-                         capture_output=True, text=True).stdout
-    return sum(int(f[1]) for f in map(str.split, out.splitlines())
-               if len(f) > 1 and f[0].startswith(".text"))
-
-
 def _table(rows):
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
@@ -293,22 +282,22 @@ def programs(tools, out, src, packages, extra, jobs):
         build_log, test_log = f"{d}/build.log", f"{d}/test.log"
         open(build_log, "w").close()
         open(test_log, "w").close()
-        log("programs", f"{p}: building from {s} (-Oz {' '.join(extra)})")
+        log(f"{p}: building from {s} (-Oz {' '.join(extra)})", "programs")
         build, test = PACKAGES[p]
         row = [p, "ok", "-", "0", "0", "0"]
         if build(Build(tools, "-Oz", extra, jobs, build_log, s), s, d):
-            text = text_bytes(tools, _glob(f"{d}/obj/*.o"))
+            text = sum(text_size(o, tools) for o in _glob(f"{d}/obj/*.o"))
             results = test(s, d, test_log)
             ok = results and all(results)
             status |= not ok
             row[2:] = ["passed" if ok else "failed", str(sum(results)),
                        str(len(results)), str(text)]
-            log("programs", f"{p}: built (.text of the objects: {text} bytes);"
+            log(f"{p}: built (.text of the objects: {text} bytes);"
                 f" tests: {sum(results)} of {len(results)} passed (log: "
-                f"{test_log})")
+                f"{test_log})", "programs")
         else:
             row[1], status = "failed", 1
-            log("programs", f"{p}: build failed (log: {build_log})")
+            log(f"{p}: build failed (log: {build_log})", "programs")
         rows.append(row)
         write_atomically(f"{out}/summary.tsv",
                          "".join("\t".join(r) + "\n" for r in rows))
@@ -350,14 +339,14 @@ def _workload_sources(src, gen):
     }, (lua, bz, zs)
 
 
-def _compile_kept(tools, extra, obj, flags, source):
+def _compile_kept(tools, extra, env, obj, flags, source):
     """One object, kept when it exists (it is written by a rename)."""
-    if os.path.getsize(obj) if os.path.exists(obj) else 0:
+    if os.path.exists(obj) and os.path.getsize(obj):
         return None
     os.makedirs(os.path.dirname(obj), exist_ok=True)
     p = subprocess.run([tools.clang, "-O2", "-w", *flags, *extra, "-c", "-o",
                         obj + ".tmp.o", source], capture_output=True, text=True,
-                       env=compile_env())
+                       env=env)
     if p.returncode:
         return f"compiling {source} failed:\n" + "".join(
             p.stderr.splitlines(True)[:5])
@@ -404,9 +393,10 @@ def workloads(tools, out, name, src, extra, jobs):
                      f'#define DEB_HOST_MULTIARCH "{multiarch()}"\n')
     jobs_list = [(f"{d}/obj/{p}/{_object_name(f)}", flags, f)
                  for p, (flags, files) in table.items() for f in files]
+    env = compile_env()
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         errors = [e for e in pool.map(
-            lambda j: _compile_kept(tools, extra, *j), jobs_list) if e]
+            lambda j: _compile_kept(tools, extra, env, *j), jobs_list) if e]
     if errors:
         raise ProgramError(errors[0] + (f"({len(errors) - 1} more compiles "
                                         "failed)" if len(errors) > 1 else ""))
